@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test at LRNN_SCALE=ci: unit tests of lrnn_core, every chapter executed under nbval,
+# the checks that a failing chapter fails the build and the tests, and the browser test of the website.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/setup.sh
+# The browser test needs Debian's headless Chromium; install it when we can (root), else that test skips.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing chromium for the browser test"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+    || echo "could not install chromium; the browser test will say so"
+fi
+export LRNN_SCALE=ci
+python scripts/chapters_to_notebooks.py _build/nbval
+python -m pytest -n 2 --dist loadfile --nbval-lax tests _build/nbval "$@"

@@ -1,0 +1,321 @@
+"""End-to-end check of the built website in headless Chromium: widgets respond without a kernel, offline.
+
+Builds a throwaway book with ``jupyter-book build -W`` under ``LRNN_SCALE=ci``: the real ``_config.yml``
+and ``book/_static``, the real chapter ``book/foundations/linear-recurrences.md`` and a small page of
+this test's own (an explorer whose slider label holds TeX). Serves ``_build/html`` on 127.0.0.1 and
+opens the pages in Debian's Chromium (``apt-get install chromium``) driven by Playwright. Every request
+that does not go to 127.0.0.1 is blocked and recorded, and a test fails if there was one; it also fails
+on a local request that 404s (e.g. a MathJax extension that was not vendored, see scripts/vendor_js.sh)
+and on JavaScript errors.
+
+Set ``LRNN_SCREENSHOT_DIR`` to keep screenshots of the chapter before and after moving the slider.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+INSTALL_HINT = "apt-get update && apt-get install -y chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+CHAPTER = "book/foundations/linear-recurrences"  # the real chapter: display math and an explorer
+LABELS_PAGE = "book/browser-test/labels"  # written by this test
+BUILD_TIMEOUT_S = 1800
+# Console errors that are not ours: the theme on a fresh profile; failed loads are checked by URL instead.
+IGNORED_CONSOLE_ERRORS = ("Got invalid theme mode", "Failed to load resource")
+# Uncaught errors that are not ours: Jupyter Book 1 writes sphinx-thebe's inline config script twice.
+IGNORED_PAGE_ERRORS = ("Identifier 'THEBE_JS_URL' has already been declared",)
+
+LABELS_PAGE_SOURCE = r"""---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# Slider labels with TeX (browser-test page)
+
+An impulse decays as $h_t = \lambda^t h_0$.
+
+```{code-cell} ipython3
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lrnn_core.widgets import explore
+
+
+def impulse(lam, T):
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.stem(np.arange(T), lam ** np.arange(T))
+    ax.set(xlabel="t", ylabel="h_t", ylim=(0, 1.05), title=f"lambda = {lam}, T = {T}")
+    fig.tight_layout()
+    return fig
+
+
+explore(impulse, {"lam": [0.5, 0.95], "T": [10, 30]}, labels={"lam": "$\\lambda$", "T": "$T$"})
+```
+"""
+# True once no slider label under the element shows TeX source ($...$ or \(...\)) any more.
+NO_RAW_TEX_IN_LABELS = r"""el => [...el.querySelectorAll('.widget-label')]
+    .every(label => !/\\\(|\$[^$]+\$/.test(label.textContent))"""
+
+
+def _fail_or_skip(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so this is an error, not a skip)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def sync_playwright():
+    """Playwright's entry point, once Chromium and Playwright are known to be there."""
+    if not CHROMIUM.exists():
+        _fail_or_skip(f"{CHROMIUM} is missing; install it with: {INSTALL_HINT}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _fail_or_skip("the playwright Python package is missing; pip install playwright")
+    return sync_playwright
+
+
+@pytest.fixture(scope="module")
+def built_site(sync_playwright, tmp_path_factory) -> Path:
+    """Build the real chapter and LABELS_PAGE with the real config and _static; return _build/html."""
+    chapter = REPO / f"{CHAPTER}.md"
+    assert chapter.exists(), f"{chapter} is missing: point CHAPTER at a chapter with an explorer"
+    root = tmp_path_factory.mktemp("book")
+    shutil.copy(REPO / "_config.yml", root / "_config.yml")
+    shutil.copytree(REPO / "book" / "_static", root / "book" / "_static")
+    for name, text in ((CHAPTER, chapter.read_text(encoding="utf-8")), (LABELS_PAGE, LABELS_PAGE_SOURCE)):
+        (root / f"{name}.md").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"{name}.md").write_text(text, encoding="utf-8")
+    toc = f"format: jb-book\nroot: {CHAPTER}\nchapters:\n  - file: {LABELS_PAGE}\n"
+    (root / "_toc.yml").write_text(toc, encoding="utf-8")
+
+    bindir = Path(sys.executable).parent  # the venv's jupyter-book, and its python for the kernel
+    jb = shutil.which("jupyter-book", path=str(bindir)) or shutil.which("jupyter-book")
+    assert jb, "jupyter-book is not installed"
+    env = {**os.environ, "LRNN_SCALE": "ci", "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(
+        [jb, "build", str(root), "-W"], env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
+    )
+    log = f"{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+    assert proc.returncode == 0, f"jupyter-book build -W failed:\n{log}"
+    html = root / "_build" / "html"
+    assert (html / f"{CHAPTER}.html").exists() and (html / f"{LABELS_PAGE}.html").exists()
+    return html
+
+
+@pytest.fixture(scope="module")
+def server(built_site: Path) -> Iterator[str]:
+    """Serve the built site on a free port of 127.0.0.1 from a thread; yield its base URL."""
+
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=10)
+
+
+class OfflineWatch:
+    """Blocks and records every request not to 127.0.0.1; records failed local loads and JS errors.
+
+    Use as ``with watch:`` around the checks: on leaving, it fails if anything was recorded, and if a
+    check failed (e.g. a timeout) it names what was recorded, which is usually the cause.
+    """
+
+    def __init__(self) -> None:
+        self.external: list[str] = []
+        self.failed_local: list[str] = []
+        self.errors: list[str] = []
+
+    def attach(self, context, page) -> None:
+        context.route("**/*", self._guard)
+        page.on("response", self._on_response)
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_pageerror)
+
+    def _guard(self, route) -> None:
+        if urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            self.external.append(route.request.url)
+            route.abort()
+
+    def _on_response(self, response) -> None:
+        if response.status >= 400:
+            self.failed_local.append(f"{response.status} {response.url}")
+
+    def _on_console(self, msg) -> None:
+        if msg.type == "error" and not any(s in msg.text for s in IGNORED_CONSOLE_ERRORS):
+            self.errors.append(f"console: {msg.text}")
+
+    def _on_pageerror(self, exc) -> None:
+        if not any(s in str(exc) for s in IGNORED_PAGE_ERRORS):
+            self.errors.append(f"pageerror: {exc}")
+
+    def problems(self) -> list[str]:
+        found = []
+        if self.external:
+            found.append(f"the page tried to reach the network (blocked): {self.external}")
+        if self.failed_local:
+            found.append(f"local requests failed (a file not vendored?): {self.failed_local}")
+        if self.errors:
+            found.append(f"JavaScript errors on the page: {self.errors}")
+        return found
+
+    @contextlib.contextmanager
+    def explaining(self) -> Iterator[None]:
+        """If the block raises, fail with what was recorded (the likely cause), if anything."""
+        try:
+            yield
+        except Exception as exc:
+            found = self.problems()
+            if found:
+                raise AssertionError("\n".join(found)) from exc
+            raise
+
+    def __enter__(self) -> OfflineWatch:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        found = self.problems()
+        if found and exc is not None:
+            raise AssertionError("\n".join(found)) from exc
+        assert not found, "\n".join(found)
+
+
+@pytest.fixture
+def open_page(sync_playwright, server: str, tmp_path: Path):
+    """open_page(path) -> (page, OfflineWatch): the page loaded in a fresh Chromium profile, offline."""
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path / "chromium-profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1200, "height": 1000},
+            service_workers="block",
+        )
+
+        def _open(path: str):
+            watch = OfflineWatch()
+            page = context.new_page()
+            watch.attach(context, page)
+            with watch.explaining():
+                page.goto(f"{server}/{path}.html", wait_until="load")
+                page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+                page.evaluate("() => MathJax.startup.promise")
+            return page, watch
+
+        try:
+            yield _open
+        finally:
+            context.close()
+
+
+def _first_explorer(page):
+    """(explorer, visible frame) of the first explorer, once the HTML manager has rendered it."""
+    from playwright.sync_api import expect
+
+    explorer = page.locator(".widget-subarea", has=page.locator(".widget-slider")).first
+    explorer.wait_for(state="visible", timeout=30_000)
+    frame = explorer.locator("img.widget-image:visible")  # the Stack shows only its selected child
+    expect(frame).to_have_count(1, timeout=30_000)
+    expect(frame).to_have_js_property("complete", True)
+    explorer.scroll_into_view_if_needed()
+    return explorer, frame
+
+
+def _screenshot(page, name: str) -> None:
+    """Save the viewport to $LRNN_SCREENSHOT_DIR/name, if that variable is set."""
+    folder = os.environ.get("LRNN_SCREENSHOT_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / name))
+
+
+def test_chapter_math_and_explorer_work_offline(open_page) -> None:
+    from playwright.sync_api import expect
+
+    page, watch = open_page(CHAPTER)
+    with watch:
+        # MathJax typeset the page: display and inline math, no TeX source or TeX error left.
+        assert page.locator("mjx-container[display='true']").count() > 0, "no display math rendered"
+        assert page.locator("mjx-container:not([display='true'])").count() > 0, "no inline math rendered"
+        assert page.locator("mjx-merror").count() == 0, "MathJax reported a TeX error"
+        text = page.locator("main").inner_text()
+        for raw in ("$$", "\\(", "\\[", "\\begin{"):
+            assert raw not in text, f"untypeset TeX {raw!r} left on the page"
+
+        # The explorer, rendered by the HTML manager from the widget state saved at build time.
+        explorer, frame = _first_explorer(page)
+        slider = explorer.locator(".widget-slider").first
+        readout = slider.locator(".widget-readout")
+        before_readout = readout.inner_text()
+        before_src = frame.get_attribute("src")
+        before_png = frame.screenshot()
+        _screenshot(page, "explorer-before.png")
+
+        # Move the first slider one step with the keyboard, as a reader would.
+        slider.locator(".noUi-handle").first.focus()
+        page.keyboard.press("ArrowRight")
+        expect(readout).not_to_have_text(before_readout, timeout=10_000)
+        expect(frame).not_to_have_attribute("src", before_src or "", timeout=10_000)
+        expect(frame).to_have_count(1)
+        expect(frame).to_have_js_property("complete", True)
+        assert frame.screenshot() != before_png, "the displayed figure did not change"
+        _screenshot(page, "explorer-after.png")
+
+
+def test_tex_in_slider_labels_is_typeset(open_page) -> None:
+    from playwright.sync_api import expect
+
+    page, watch = open_page(LABELS_PAGE)
+    with watch:
+        explorer, frame = _first_explorer(page)
+        labels = explorer.locator(".widget-label")
+        page.wait_for_function(NO_RAW_TEX_IN_LABELS, arg=explorer.element_handle(), timeout=10_000)
+        expect(labels.locator("mjx-container")).to_have_count(2)
+        before_src = frame.get_attribute("src")
+        explorer.locator(".noUi-handle").nth(1).focus()  # the second slider, T
+        page.keyboard.press("ArrowRight")
+        expect(frame).not_to_have_attribute("src", before_src or "", timeout=10_000)
+        _screenshot(page, "labels.png")
