@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import yaml
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -108,17 +109,24 @@ def sync_playwright():
 
 @pytest.fixture(scope="module")
 def built_site(sync_playwright, tmp_path_factory) -> Path:
-    """Build the real chapter and LABELS_PAGE with the real config and _static; return _build/html."""
+    """Build the whole book plus LABELS_PAGE with the real config; return _build/html.
+
+    Every page is built (so cross-references between chapters resolve under ``-W``), but only
+    CHAPTER and LABELS_PAGE are executed: the others are excluded from execution to save time.
+    """
     chapter = REPO / f"{CHAPTER}.md"
     assert chapter.exists(), f"{chapter} is missing: point CHAPTER at a chapter with an explorer"
     root = tmp_path_factory.mktemp("book")
-    shutil.copy(REPO / "_config.yml", root / "_config.yml")
-    shutil.copytree(REPO / "book" / "_static", root / "book" / "_static")
-    for name, text in ((CHAPTER, chapter.read_text(encoding="utf-8")), (LABELS_PAGE, LABELS_PAGE_SOURCE)):
-        (root / f"{name}.md").parent.mkdir(parents=True, exist_ok=True)
-        (root / f"{name}.md").write_text(text, encoding="utf-8")
-    toc = f"format: jb-book\nroot: {CHAPTER}\nchapters:\n  - file: {LABELS_PAGE}\n"
-    (root / "_toc.yml").write_text(toc, encoding="utf-8")
+    shutil.copytree(REPO / "book", root / "book")
+    (root / f"{LABELS_PAGE}.md").parent.mkdir(parents=True, exist_ok=True)
+    (root / f"{LABELS_PAGE}.md").write_text(LABELS_PAGE_SOURCE, encoding="utf-8")
+    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
+    others = [p.relative_to(REPO).as_posix() for p in (REPO / "book").rglob("*.md") if p != chapter]
+    config["execute"]["exclude_patterns"] = others
+    (root / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
+    toc["parts"].append({"caption": "Browser test", "chapters": [{"file": LABELS_PAGE}]})
+    (root / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False), encoding="utf-8")
 
     bindir = Path(sys.executable).parent  # the venv's jupyter-book, and its python for the kernel
     jb = shutil.which("jupyter-book", path=str(bindir)) or shutil.which("jupyter-book")

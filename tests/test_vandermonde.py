@@ -63,13 +63,13 @@ def test_reconstruction_exact_with_roots_of_unity(N, L):
     np.testing.assert_allclose(reconstruct(lam, x_L, L), u, atol=1e-12)
 
 
-def test_reconstruction_from_every_intermediate_state():
+def test_reconstruction_from_intermediate_states():
     """Eq. (5) at any k: u_{1:k} = V_k^+ x_k."""
     L = 24
     lam = ring_init(jax.random.key(4), 32, 0.95, 1.0)
     u = jax.random.normal(jax.random.key(5), (L,))
     x = scalar_input_states(lam, u)
-    for k in (1, 5, 24):
+    for k in (1, 9):
         np.testing.assert_allclose(reconstruct(lam, x[k - 1], k), u[:k], atol=1e-8)
 
 

@@ -1,12 +1,23 @@
-"""The diagonal linear recurrence ``h_k = lam * h_{k-1} + u_k`` computed several ways.
+"""The diagonal linear recurrence ``h_k = lam_k * h_{k-1} + u_k``, computed several ways.
 
-Unrolled, the recurrence is eq. (3) of Orvieto et al. (ICML 2024), "Universality of linear
-recurrences followed by non-linear projections": ``x_k = sum_{j<=k} Lambda^{k-j} B u_j``
-(here ``u_j`` stands for the already-projected input ``B u_j``).
+Unrolled from ``h_0 = 0`` with a constant ``lam`` this is eq. (3) of Orvieto et al. (ICML 2024),
+"Universality of linear recurrences followed by non-linear projections":
+``x_k = sum_{j=1}^{k} Lambda^{k-j} B u_j``, where our ``u_j`` is their already-projected ``B u_j``
+and ``Lambda = diag(lam)``, so every channel ``n`` is an independent scalar recurrence.
+
+All methods compute the same numbers (up to rounding) and differ only in speed:
+
+* ``"sequential"``: ``lax.scan`` over time, one step per iteration. The reference.
+* ``"associative"``: ``lax.associative_scan`` with :func:`combine`; O(log L) depth, O(L log L) work.
+* ``"chunked"``: cut time into chunks of ``CHUNK`` steps; all chunks run their short recurrence in
+  parallel, and the states entering each chunk come from a recursive scan over the chunk ends.
+* ``"inplace"``: one time step per ``fori_loop`` iteration, reading and writing the output buffer
+  in place in the ``(..., L, N)`` layout (no transposes, no copies of the output per step).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 import jax
@@ -14,50 +25,139 @@ import jax.numpy as jnp
 
 from lrnn_core.validate import as_inexact, check_finite, check_ndim
 
-METHODS = ("auto", "sequential", "associative")
+Array = jax.Array
+Pair = tuple[Array, Array]
+
+CHUNK = 4
+"""Steps per chunk in ``"chunked"``: each chunk costs ``CHUNK (CHUNK + 1) / 2`` multiply-adds per
+``CHUNK`` outputs in one fused pass, and the scan over chunk ends is ``CHUNK`` times shorter."""
+
+BASE_LENGTH = 64
+"""``"chunked"`` hands sequences of at most this many steps to ``"sequential"``."""
 
 
-def combine(x: tuple[jax.Array, jax.Array], y: tuple[jax.Array, jax.Array]):
-    """Compose two affine maps ``h -> a h + b``: first ``x = (a1, b1)``, then ``y = (a2, b2)``.
+def combine(x: Pair, y: Pair) -> Pair:
+    """Compose the affine maps ``h -> a h + b``: first ``x = (a1, b1)``, then ``y = (a2, b2)``.
 
     ``y(x(h)) = a2 (a1 h + b1) + b2 = (a1 a2) h + (a2 b1 + b2)``. Composition of functions is
-    associative, so this operator is too, which is all ``lax.associative_scan`` needs.
+    associative, and this formula is composition written out, so the operator is associative,
+    which is all ``lax.associative_scan`` needs (it is not commutative: the order of time matters).
     """
     a1, b1 = x
     a2, b2 = y
     return a1 * a2, a2 * b1 + b2
 
 
-def _sequential(lam: jax.Array, u: jax.Array, h0: jax.Array, reverse: bool) -> jax.Array:
-    """Reference: one step per time index with ``lax.scan`` (time moved to axis 0)."""
-    lam_t = jnp.moveaxis(lam, -2, 0)
+def _sequential(lam: Array, u: Array, h0: Array, reverse: bool) -> Array:
+    """Reference: ``lax.scan`` over time (moved to axis 0), one step per iteration."""
     u_t = jnp.moveaxis(u, -2, 0)
+    if lam.shape[-2] == 1:  # time-invariant: close over lam instead of scanning over copies
+        a = lam[..., 0, :]
 
-    def step(h, xs):
-        a, b = xs
-        h = a * h + b
-        return h, h
+        def step(h, b):
+            h = a * h + b
+            return h, h
 
-    _, h = jax.lax.scan(step, h0, (lam_t, u_t), reverse=reverse)
+        _, h = jax.lax.scan(step, h0, u_t, reverse=reverse)
+    else:
+
+        def step(h, xs):
+            a, b = xs
+            h = a * h + b
+            return h, h
+
+        _, h = jax.lax.scan(step, h0, (jnp.moveaxis(lam, -2, 0), u_t), reverse=reverse)
     return jnp.moveaxis(h, 0, -2)
 
 
-def _associative(lam: jax.Array, u: jax.Array, h0: jax.Array, reverse: bool) -> jax.Array:
+def _associative(lam: Array, u: Array, h0: Array, reverse: bool) -> Array:
     """Parallel prefix scan of the affine maps ``(lam_k, u_k)`` with :func:`combine`."""
     first = -1 if reverse else 0
-    u = u.at[..., first, :].add(lam[..., first, :] * h0)
+    u = u.at[..., first, :].add(lam[..., first, :] * h0)  # fold h0 into the first step
+    lam = jnp.broadcast_to(lam, lam.shape[:-2] + u.shape[-2:])
     _, h = jax.lax.associative_scan(combine, (lam, u), reverse=reverse, axis=u.ndim - 2)
     return h
 
 
-_IMPL: dict[str, Callable[..., jax.Array]] = {
+def _chunked(
+    lam: Array, u: Array, h0: Array, reverse: bool, chunk: int = CHUNK, base: int = BASE_LENGTH
+) -> Array:
+    """Chunks of ``chunk`` steps in parallel; the states entering the chunks by recursion."""
+    length, n = u.shape[-2:]
+    if length <= max(base, 1):
+        return _sequential(lam, u, h0, reverse)
+    varying = lam.shape[-2] != 1
+    t_len = chunk
+    n_chunks = -(-length // t_len)
+    pad = n_chunks * t_len - length
+    if pad:  # pad at the end the recurrence reaches last; those outputs are dropped below
+        widths = [(0, 0)] * (u.ndim - 2) + [(pad, 0) if reverse else (0, pad), (0, 0)]
+        u = jnp.pad(u, widths)
+        lam = jnp.pad(lam, widths) if varying else lam
+    uc = u.reshape(u.shape[:-2] + (n_chunks, t_len, n))
+    lc = lam.reshape(lam.shape[:-2] + ((n_chunks, t_len) if varying else (1, 1)) + (n,))
+    steps = range(t_len - 1, -1, -1) if reverse else range(t_len)
+    x = lambda t: uc[..., t, :]  # noqa: E731
+    a = lambda t: lc[..., t if varying else 0, :]  # noqa: E731
+    # 1. each chunk as one affine map h -> a_c h + e_c (what the chunk does to an incoming state)
+    e, a_c = jnp.zeros_like(x(0)), jnp.ones_like(a(0))
+    for t in steps:
+        e, a_c = a(t) * e + x(t), a(t) * a_c
+    # 2. the state after each chunk: the same recurrence, CHUNK times shorter
+    ends = _chunked(a_c, e, h0, reverse, chunk, base)
+    start = jnp.broadcast_to(h0[..., None, :], ends.shape[:-2] + (1, n))
+    if reverse:
+        h_in = jnp.concatenate([ends[..., 1:, :], start], axis=-2)
+    else:
+        h_in = jnp.concatenate([start, ends[..., :-1, :]], axis=-2)
+    # 3. every chunk from its incoming state (one fused pass over u)
+    h, out = h_in, [None] * t_len
+    for t in steps:
+        h = a(t) * h + x(t)
+        out[t] = h
+    out = jnp.stack(out, axis=-2).reshape(u.shape)
+    if pad:
+        out = out[..., pad:, :] if reverse else out[..., :length, :]
+    return out
+
+
+def _inplace(lam: Array, u: Array, h0: Array, reverse: bool) -> Array:
+    """``fori_loop`` over time writing each step into the output buffer in place (no transposes)."""
+    length = u.shape[-2]
+    varying = lam.shape[-2] != 1
+    index = (lambda i: length - 1 - i) if reverse else (lambda i: i)  # noqa: E731
+    step = -1 if reverse else 1
+    at = lambda x, k: jax.lax.dynamic_slice_in_dim(x, k, 1, axis=-2)  # noqa: E731
+    a = (lambda k: at(lam, k)) if varying else (lambda k: lam)  # noqa: E731
+
+    def body(i, out):
+        k = index(i)
+        return jax.lax.dynamic_update_slice_in_dim(out, a(k) * at(out, k - step) + at(u, k), k, -2)
+
+    k0 = index(0)
+    out = jnp.zeros_like(u)
+    out = jax.lax.dynamic_update_slice_in_dim(out, a(k0) * h0[..., None, :] + at(u, k0), k0, -2)
+    return jax.lax.fori_loop(1, length, body, out)
+
+
+_IMPL: dict[str, Callable[[Array, Array, Array, bool], Array]] = {
     "sequential": _sequential,
     "associative": _associative,
+    "chunked": _chunked,
+    "inplace": _inplace,
 }
+METHODS = ("auto", *_IMPL)
 
 
-def _auto_method() -> str:
-    return "sequential"
+def auto_method(backend: str | None = None) -> str:
+    """The method ``method="auto"`` uses on ``backend`` (default: ``jax.default_backend()``)."""
+    backend = backend or jax.default_backend()
+    if backend == "cpu":
+        # Measured (benchmarks/scan.py, 2-core CPU, complex64): fastest at (8, 4096, 256).
+        return "inplace"
+    # GPU/TPU: UNMEASURED here (no accelerator available when this was written). The literature
+    # (e.g. Martin & Cundy 2018; the S5 and LRU papers) runs associative scans on accelerators.
+    return "associative"
 
 
 def linear_scan(
@@ -67,56 +167,75 @@ def linear_scan(
     *,
     reverse: bool = False,
     method: str = "auto",
-) -> jax.Array:
+) -> Array:
     """Return ``h`` with ``h_k = lam_k * h_{k-1} + u_k`` along axis -2 of ``u`` (shape ``(..., L, N)``).
 
-    ``lam`` with fewer dims than ``u`` is time-invariant and must broadcast to ``(..., N)``;
-    ``lam`` with as many dims as ``u`` gives one value per step and must broadcast to ``u.shape``.
-    ``h0`` (default 0) must broadcast to ``(..., N)``. ``reverse=True`` runs from the end:
-    ``h_k = lam_k * h_{k+1} + u_k``. The output dtype is the result dtype of ``lam, u, h0``.
-    No stability (``|lam| < 1``) is required: the recurrence is defined for any ``lam``.
+    Args:
+      lam: the diagonal of the state matrix. With fewer dims than ``u`` it is time-invariant and
+        must broadcast to ``(..., N)``; with as many dims as ``u`` it gives one value per step
+        and must broadcast to ``u.shape``. Any value is allowed (no ``|lam| < 1`` check here).
+      u: the inputs, shape ``(..., L, N)``.
+      h0: the state before the first step, broadcastable to ``(..., N)``; default zeros.
+      reverse: run from the end instead, ``h_k = lam_k * h_{k+1} + u_k`` (``h_{L+1} = h0``).
+      method: one of :data:`METHODS`; ``"auto"`` picks :func:`auto_method` for the backend.
+
+    Returns ``h`` with the shape of ``u`` and the result dtype of ``lam``, ``u`` and ``h0``.
+    Raises ``TypeError`` for non-numeric inputs and ``ValueError`` for bad shapes, non-finite
+    (concrete) values or an unknown method.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid methods are {METHODS}")
     lam, u, h0 = _prepare(lam, u, h0)
     if method == "auto":
-        method = _auto_method()
-    return _IMPL[method](lam, u, h0, reverse)
+        method = auto_method()
+    options = {"chunk": CHUNK, "base": BASE_LENGTH} if method == "chunked" else {}
+    return _run(lam, u, h0, reverse=reverse, method=method, options=tuple(options.items()))
 
 
-def _prepare(lam: Any, u: Any, h0: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """Validate inputs; return ``lam`` as ``u.shape``, ``h0`` as ``u.shape[:-2] + (N,)``, one dtype."""
+@partial(jax.jit, static_argnames=("reverse", "method", "options"))
+def _run(lam: Array, u: Array, h0: Array, *, reverse: bool, method: str, options: tuple) -> Array:
+    """One compiled program per method and shape, so that eager calls are fast too."""
+    return _IMPL[method](lam, u, h0, reverse, **dict(options))
+
+
+def _prepare(lam: Any, u: Any, h0: Any) -> tuple[Array, Array, Array]:
+    """Check the inputs and bring them to one dtype.
+
+    Returns ``lam`` with ``u.ndim`` dims and time axis of length 1 (time-invariant) or ``L``,
+    ``u``, and ``h0`` of the full state shape ``u.shape[:-2] + (N,)``.
+    """
     u = as_inexact("u", u)
     lam = as_inexact("lam", lam)
-    check_ndim("u", u, 2)
     h0 = None if h0 is None else as_inexact("h0", h0)
-    dtype = jnp.result_type(lam, u, *(() if h0 is None else (h0,)))
-    state_shape = u.shape[:-2] + u.shape[-1:]
-    lam_shape = u.shape if lam.ndim >= u.ndim else state_shape
-    try:
-        target = jnp.broadcast_shapes(lam.shape, lam_shape)
-        if target != lam_shape:
-            raise ValueError
-    except ValueError:
-        kind = "u's shape" if lam.ndim >= u.ndim else "u's state shape (..., N)"
+    check_ndim("u", u, 2)
+    state = u.shape[:-2] + u.shape[-1:]
+    varying = lam.ndim >= u.ndim
+    want = u.shape if varying else state
+    if not _broadcasts_to(lam.shape, want):
+        what = "u.shape" if varying else "the state shape (..., N) of u"
         raise ValueError(
-            f"lam of shape {lam.shape} is not broadcastable to {kind} {lam_shape} (u has shape {u.shape})"
-        ) from None
-    if h0 is None:
-        h0 = jnp.zeros(state_shape, dtype)
-    else:
-        try:
-            if jnp.broadcast_shapes(h0.shape, state_shape) != state_shape:
-                raise ValueError
-        except ValueError:
-            raise ValueError(
-                f"h0 of shape {h0.shape} is not broadcastable to the state shape {state_shape} "
-                f"(u has shape {u.shape})"
-            ) from None
+            f"lam of shape {lam.shape} does not broadcast to {what} {want} (u has shape {u.shape}); "
+            "lam with fewer dims than u is per channel, with as many dims it is per time step"
+        )
+    if h0 is not None and not _broadcasts_to(h0.shape, state):
+        raise ValueError(
+            f"h0 of shape {h0.shape} does not broadcast to the state shape {state} "
+            f"(u has shape {u.shape})"
+        )
     for name, x in (("lam", lam), ("u", u), ("h0", h0)):
-        check_finite(name, x)
-    if lam.ndim < u.ndim:
-        lam = jnp.expand_dims(lam, -2)
-    lam = jnp.broadcast_to(lam.astype(dtype), u.shape)
-    h0 = jnp.broadcast_to(h0.astype(dtype), state_shape)
+        if x is not None:
+            check_finite(name, x)
+    dtype = jnp.result_type(lam, u, *(() if h0 is None else (h0,)))
+    lam = lam.astype(dtype)
+    if not varying:
+        lam = jnp.atleast_1d(lam)[..., None, :]
+    lam = lam.reshape((1,) * (u.ndim - lam.ndim) + lam.shape)
+    h0 = jnp.zeros(state, dtype) if h0 is None else jnp.broadcast_to(h0.astype(dtype), state)
     return lam, u.astype(dtype), h0
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether an array of ``shape`` broadcasts to exactly ``target``."""
+    if len(shape) > len(target):
+        return False
+    return all(s in (1, t) for s, t in zip(shape[::-1], target[::-1]))
