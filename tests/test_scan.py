@@ -156,6 +156,12 @@ def test_broadcasting_and_dtype_promotion():
     assert linear_scan(np.ones(3, int), np.ones((4, 3), int)).dtype == jnp.float32
 
 
+def test_empty_sequence():
+    for method in ALL:
+        h = linear_scan(np.ones(3), np.zeros((2, 0, 3)), np.ones((2, 3)), method=method)
+        assert h.shape == (2, 0, 3)
+
+
 def test_chunk_end_cases():
     """Lengths around the chunk size and the base length, with the real constants."""
     rng = np.random.default_rng(5)
@@ -239,6 +245,16 @@ def test_check_grads(method, dtype, varying, reverse):
     with x64(), short_chunks():
         fn = jax.jit(lambda a, b, c: linear_scan(a, b, c, reverse=reverse, method=method))
         check_grads(fn, (lam, u, h0), order=1, modes=["rev"], atol=1e-6, rtol=1e-6)
+
+
+def test_forward_mode_too():
+    """The custom JVP rule also gives forward mode (jvp, jacfwd), not only grad."""
+    rng = np.random.default_rng(10)
+    lam, u, h0 = random_inputs(rng, (2,), 9, 3, np.complex128, varying=True, max_abs=0.9)
+    with x64():
+        for method in ("auto", "inplace"):
+            fn = jax.jit(lambda a, b, c: linear_scan(a, b, c, method=method))  # noqa: B023
+            check_grads(fn, (lam, u, h0), order=2, modes=["fwd"], atol=1e-6, rtol=1e-6)
 
 
 @pytest.mark.parametrize("varying", [False, True])

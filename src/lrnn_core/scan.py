@@ -1,9 +1,10 @@
 """The diagonal linear recurrence ``h_k = lam_k * h_{k-1} + u_k``, computed several ways.
 
-Unrolled from ``h_0 = 0`` with a constant ``lam`` this is eq. (3) of Orvieto et al. (ICML 2024),
-"Universality of linear recurrences followed by non-linear projections":
-``x_k = sum_{j=1}^{k} Lambda^{k-j} B u_j``, where our ``u_j`` is their already-projected ``B u_j``
-and ``Lambda = diag(lam)``, so every channel ``n`` is an independent scalar recurrence.
+With a constant ``lam`` and ``h_0 = 0`` this is eq. (2) of Orvieto et al. (ICML 2024),
+"Universality of linear recurrences followed by non-linear projections",
+``x_k = Lambda x_{k-1} + B u_k`` with ``Lambda = diag(lam)``, whose unrolled form is their eq. (3):
+``x_k = sum_{j=0}^{k-1} Lambda^j B u_{k-j}`` (equivalently ``sum_{j<=k} Lambda^{k-j} B u_j``).
+Our ``u_k`` is their already-projected ``B u_k``; every channel is an independent scalar recurrence.
 
 All methods compute the same numbers (up to rounding) and differ only in speed:
 
@@ -11,8 +12,11 @@ All methods compute the same numbers (up to rounding) and differ only in speed:
 * ``"associative"``: ``lax.associative_scan`` with :func:`combine`; O(log L) depth, O(L log L) work.
 * ``"chunked"``: cut time into chunks of ``CHUNK`` steps; all chunks run their short recurrence in
   parallel, and the states entering each chunk come from a recursive scan over the chunk ends.
-* ``"inplace"``: one time step per ``fori_loop`` iteration, reading and writing the output buffer
-  in place in the ``(..., L, N)`` layout (no transposes, no copies of the output per step).
+* ``"inplace"``: a ``fori_loop`` over time that updates the output buffer in place in the
+  ``(..., L, N)`` layout (no transposes, no per-step copies). Fastest measured on CPU.
+
+Gradients of every method come from one rule (:func:`_scan_jvp`): the tangent of a linear
+recurrence is the same recurrence with a different input, and reverse mode transposes it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 
-from lrnn_core.validate import as_inexact, check_finite, check_ndim
+from lrnn_core.validate import as_inexact, check_finite, check_ndim, check_stable
+
+__all__ = ["METHODS", "auto_method", "check_stable", "combine", "linear_scan"]
+# check_stable is re-exported for layers: linear_scan itself accepts any lam.
 
 Array = jax.Array
 Pair = tuple[Array, Array]
@@ -87,23 +94,22 @@ def _chunked(
     if length <= max(base, 1):
         return _sequential(lam, u, h0, reverse)
     varying = lam.shape[-2] != 1
-    t_len = chunk
-    n_chunks = -(-length // t_len)
-    pad = n_chunks * t_len - length
+    n_chunks = -(-length // chunk)
+    pad = n_chunks * chunk - length
     if pad:  # pad at the end the recurrence reaches last; those outputs are dropped below
         widths = [(0, 0)] * (u.ndim - 2) + [(pad, 0) if reverse else (0, pad), (0, 0)]
         u = jnp.pad(u, widths)
         lam = jnp.pad(lam, widths) if varying else lam
-    uc = u.reshape(u.shape[:-2] + (n_chunks, t_len, n))
-    lc = lam.reshape(lam.shape[:-2] + ((n_chunks, t_len) if varying else (1, 1)) + (n,))
-    steps = range(t_len - 1, -1, -1) if reverse else range(t_len)
+    uc = u.reshape(u.shape[:-2] + (n_chunks, chunk, n))
+    lc = lam.reshape(lam.shape[:-2] + ((n_chunks, chunk) if varying else (1, 1)) + (n,))
+    steps = range(chunk - 1, -1, -1) if reverse else range(chunk)
     x = lambda t: uc[..., t, :]  # noqa: E731
     a = lambda t: lc[..., t if varying else 0, :]  # noqa: E731
     # 1. each chunk as one affine map h -> a_c h + e_c (what the chunk does to an incoming state)
     e, a_c = jnp.zeros_like(x(0)), jnp.ones_like(a(0))
     for t in steps:
         e, a_c = a(t) * e + x(t), a(t) * a_c
-    # 2. the state after each chunk: the same recurrence, CHUNK times shorter
+    # 2. the state after each chunk: the same recurrence, `chunk` times shorter
     ends = _chunked(a_c, e, h0, reverse, chunk, base)
     start = jnp.broadcast_to(h0[..., None, :], ends.shape[:-2] + (1, n))
     if reverse:
@@ -111,7 +117,7 @@ def _chunked(
     else:
         h_in = jnp.concatenate([start, ends[..., :-1, :]], axis=-2)
     # 3. every chunk from its incoming state (one fused pass over u)
-    h, out = h_in, [None] * t_len
+    h, out = h_in, [None] * chunk
     for t in steps:
         h = a(t) * h + x(t)
         out[t] = h
@@ -122,7 +128,12 @@ def _chunked(
 
 
 def _inplace(lam: Array, u: Array, h0: Array, reverse: bool) -> Array:
-    """``fori_loop`` over time writing each step into the output buffer in place (no transposes)."""
+    """``fori_loop`` over time: step ``k`` reads ``h_{k-1}`` from the output and writes ``h_k``.
+
+    XLA fuses each step into one kernel that updates the buffer in place, so the whole scan is one
+    zero-fill plus one pass over ``u`` in its own layout. (Carrying ``h`` separately, or moving time
+    to the front for ``lax.scan``, costs an extra copy per step or two transposes.)
+    """
     length = u.shape[-2]
     varying = lam.shape[-2] != 1
     index = (lambda i: length - 1 - i) if reverse else (lambda i: i)  # noqa: E731
@@ -153,10 +164,13 @@ def auto_method(backend: str | None = None) -> str:
     """The method ``method="auto"`` uses on ``backend`` (default: ``jax.default_backend()``)."""
     backend = backend or jax.default_backend()
     if backend == "cpu":
-        # Measured (benchmarks/scan.py, 2-core CPU, complex64): fastest at (8, 4096, 256).
+        # Measured with benchmarks/scan.py on a 2-core Xeon, complex64: "inplace" was the fastest
+        # method at (8, 4096, 256) (~1.4x the u*c streaming floor; "chunked" ~2.4x, "sequential"
+        # ~3x, "associative" ~6x) and at (64, 784, 512) (~1.8x; "chunked" ~2x).
         return "inplace"
-    # GPU/TPU: UNMEASURED here (no accelerator available when this was written). The literature
-    # (e.g. Martin & Cundy 2018; the S5 and LRU papers) runs associative scans on accelerators.
+    # GPU/TPU: UNMEASURED (no accelerator was available). Chosen from the literature: parallel
+    # (associative) scans are how S5 (Smith et al., 2023) and the LRU (Orvieto et al., 2023) run
+    # linear recurrences on accelerators, where a sequential loop leaves the device idle.
     return "associative"
 
 
@@ -168,7 +182,7 @@ def linear_scan(
     reverse: bool = False,
     method: str = "auto",
 ) -> Array:
-    """Return ``h`` with ``h_k = lam_k * h_{k-1} + u_k`` along axis -2 of ``u`` (shape ``(..., L, N)``).
+    """Return ``h`` with ``h_k = lam_k * h_{k-1} + u_k`` along axis -2 of ``u``, shape ``(..., L, N)``.
 
     Args:
       lam: the diagonal of the state matrix. With fewer dims than ``u`` it is time-invariant and
@@ -188,6 +202,8 @@ def linear_scan(
     lam, u, h0 = _prepare(lam, u, h0)
     if method == "auto":
         method = auto_method()
+    if u.shape[-2] == 0:
+        return u
     options = {"chunk": CHUNK, "base": BASE_LENGTH} if method == "chunked" else {}
     return _run(lam, u, h0, reverse=reverse, method=method, options=tuple(options.items()))
 
@@ -195,7 +211,34 @@ def linear_scan(
 @partial(jax.jit, static_argnames=("reverse", "method", "options"))
 def _run(lam: Array, u: Array, h0: Array, *, reverse: bool, method: str, options: tuple) -> Array:
     """One compiled program per method and shape, so that eager calls are fast too."""
+    return _scan(lam, u, h0, reverse, method, options)
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(3, 4, 5))
+def _scan(lam: Array, u: Array, h0: Array, reverse: bool, method: str, options: tuple) -> Array:
     return _IMPL[method](lam, u, h0, reverse, **dict(options))
+
+
+@_scan.defjvp
+def _scan_jvp(reverse: bool, method: str, options: tuple, primals: tuple, tangents: tuple):
+    """The tangent of a linear recurrence is the same recurrence driven by ``du + dlam * h_prev``.
+
+    Differentiating ``h_k = lam_k h_{k-1} + u_k`` gives ``dh_k = lam_k dh_{k-1} + (du_k + dlam_k
+    h_{k-1})`` with ``dh`` starting from ``dh0``. Reverse mode transposes this linear scan, which
+    is again a scan (run the other way). ``"inplace"`` computes the tangent with ``"sequential"``,
+    whose transpose JAX builds efficiently (the in-place loop's own transpose copies its buffer).
+    """
+    lam, u, h0 = primals
+    dlam, du, dh0 = tangents
+    h = _scan(lam, u, h0, reverse, method, options)
+    before = h0[..., None, :]
+    if reverse:
+        h_prev = jnp.concatenate([h[..., 1:, :], before], axis=-2)
+    else:
+        h_prev = jnp.concatenate([before, h[..., :-1, :]], axis=-2)
+    tangent_method = "sequential" if method == "inplace" else method
+    dh = _IMPL[tangent_method](lam, du + dlam * h_prev, dh0, reverse, **dict(options))
+    return h, dh
 
 
 def _prepare(lam: Any, u: Any, h0: Any) -> tuple[Array, Array, Array]:
@@ -214,7 +257,8 @@ def _prepare(lam: Any, u: Any, h0: Any) -> tuple[Array, Array, Array]:
     if not _broadcasts_to(lam.shape, want):
         what = "u.shape" if varying else "the state shape (..., N) of u"
         raise ValueError(
-            f"lam of shape {lam.shape} does not broadcast to {what} {want} (u has shape {u.shape}); "
+            f"lam of shape {lam.shape} does not broadcast to {what} {want} "
+            f"(u has shape {u.shape}); "
             "lam with fewer dims than u is per channel, with as many dims it is per time step"
         )
     if h0 is not None and not _broadcasts_to(h0.shape, state):
