@@ -56,12 +56,15 @@ def test_vmap_over_seeds_equals_training_each_seed_alone(two_seeds):
     alone = fit(1)
     assert alone.losses.shape == (STEPS,)
     # Same initialisation and data; only float32 rounding differs (batched vs unbatched kernels),
-    # and Adam slowly amplifies it: tight agreement early, loose agreement after 300 steps.
+    # and Adam slowly amplifies it: tight agreement early, looser after 300 steps (still far below the
+    # ~30% by which the two seeds' losses differ, which is what a vmap mix-up would show).
     np.testing.assert_allclose(alone.losses[:50], two_seeds.losses[1, :50], rtol=1e-4)
-    np.testing.assert_allclose(alone.losses, two_seeds.losses[1], rtol=5e-3)
+    np.testing.assert_allclose(alone.losses, two_seeds.losses[1], rtol=2e-2)
+    assert np.abs(two_seeds.losses[0, :10] / two_seeds.losses[1, :10] - 1).max() > 0.2
     u, _ = running_mean_batch(jax.random.key(7))
-    np.testing.assert_allclose(alone.model()(u), two_seeds.model(1)(u), atol=3e-2)
-    assert np.abs(np.asarray(alone.model()(u)) - np.asarray(two_seeds.model(0)(u))).max() > 0.1
+    same_seed = np.abs(np.asarray(alone.model()(u)) - np.asarray(two_seeds.model(1)(u))).mean()
+    other_seed = np.abs(np.asarray(alone.model()(u)) - np.asarray(two_seeds.model(0)(u))).mean()
+    assert same_seed < 0.2 * other_seed, (same_seed, other_seed)
 
 
 def test_same_seed_is_reproducible_and_seeds_differ(two_seeds):
