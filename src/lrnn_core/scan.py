@@ -27,10 +27,9 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 
-from lrnn_core.validate import as_inexact, check_finite, check_ndim, check_stable
+from lrnn_core.validate import as_inexact, check_finite, check_ndim
 
-__all__ = ["METHODS", "auto_method", "check_stable", "combine", "linear_scan"]
-# check_stable is re-exported for layers: linear_scan itself accepts any lam.
+__all__ = ["METHODS", "auto_method", "combine", "linear_scan"]
 
 Array = jax.Array
 Pair = tuple[Array, Array]
