@@ -10,10 +10,11 @@ fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
 stamp=.venv/.requirements.sha256
-want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt requirements-nodeps.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   python -m pip install --disable-pip-version-check -q --upgrade pip
   python -m pip install --disable-pip-version-check -q -r requirements.txt
+  python -m pip install --disable-pip-version-check -q --no-deps -r requirements-nodeps.txt
   python -m pip install --disable-pip-version-check -q --no-deps -e .
   echo "$want" > "$stamp"
 fi

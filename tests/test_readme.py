@@ -31,5 +31,7 @@ def test_readme_scripts_exist_and_use_the_pinned_requirements() -> None:
     assert "requirements.txt" in setup and "-e ." in setup
     for name in ("build.sh", "test.sh"):
         assert ". scripts/setup.sh" in (ROOT / "scripts" / name).read_text()
-    pins = [line for line in (ROOT / "requirements.txt").read_text().splitlines() if line and not line.startswith("#")]
-    assert pins and all("==" in line for line in pins), "every requirement must be pinned exactly"
+    assert "--no-deps -r requirements-nodeps.txt" in setup
+    for name in ("requirements.txt", "requirements-nodeps.txt"):
+        pins = [line for line in (ROOT / name).read_text().splitlines() if line and not line.startswith("#")]
+        assert pins and all("==" in line for line in pins), f"every requirement in {name} must be pinned exactly"
