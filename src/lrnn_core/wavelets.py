@@ -1,0 +1,104 @@
+"""Orthonormal wavelet bases ``Psi in R^{L x P}`` for the sparse-input assumption of Orvieto et al.
+
+Assumption A (Orvieto et al., ICML 2024, §3.1.2) asks that every input be ``v^T = Psi alpha`` for a
+fixed ``Psi in R^{L x P}`` with ``P < L``. App. E.2 uses Haar wavelets, Fig. 12 also Symlets and
+Coiflets. With PyWavelets' ``mode="periodization"`` the discrete wavelet transform of a length-``L``
+signal (``L`` divisible by ``2^level``) is an orthogonal ``L x L`` matrix ``W``; its rows, i.e. the
+columns of ``Psi = W^T``, are the wavelets. Column order is coarse to fine, as
+:func:`pywt.coeffs_to_array` lays out ``[cA_level, cD_level, ..., cD_1]``, and ``Psi`` keeps the
+first ``P`` columns: the scaling functions, then the coarsest wavelets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pywt
+
+
+def _check_positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
+
+
+def default_level(L: int, wavelet: str) -> int:
+    """Deepest level with ``L`` divisible by ``2^level`` whose coarsest band is not shorter than the filter.
+
+    For Haar this is ``log2(L)`` when ``L`` is a power of two (one scaling function, then every
+    wavelet); for longer filters PyWavelets' :func:`pywt.dwt_max_level` caps it.
+    """
+    L = _check_positive_int("L", L)
+    twos = (L & -L).bit_length() - 1  # largest t with 2^t dividing L
+    return max(1, min(twos, pywt.dwt_max_level(L, pywt.Wavelet(wavelet).dec_len)))
+
+
+def wavelet_basis(
+    L: int,
+    P: int | None = None,
+    wavelet: str = "haar",
+    level: int | None = None,
+    *,
+    columns: Any = None,
+) -> np.ndarray:
+    """Return ``Psi in R^{L x P}``: the first ``P`` (coarse to fine) orthonormal periodic wavelets.
+
+    Column ``j`` is the inverse transform (:func:`pywt.waverec`, ``mode="periodization"``) of the
+    ``j``-th unit coefficient vector in :func:`pywt.coeffs_to_array` order, so ``Psi^T Psi = I_P``
+    and, for ``P = L``, ``Psi^T x`` is the flattened :func:`pywt.wavedec` of ``x``. ``columns``
+    (distinct indices into that order, instead of ``P``) picks other wavelets, e.g. a random
+    subset. ``level`` defaults to :func:`default_level`; ``L`` must be divisible by ``2^level``.
+    Float64.
+    """
+    L = _check_positive_int("L", L)
+    if columns is None:
+        P = L if P is None else _check_positive_int("P", P)
+        if P > L:
+            raise ValueError(f"P must be <= L (at most L orthonormal columns), got P={P}, L={L}")
+        columns = np.arange(P)
+    else:
+        columns = np.asarray(columns)
+        if P is not None:
+            raise ValueError("give either P or columns, not both")
+        if (
+            columns.ndim != 1
+            or columns.size == 0
+            or not np.issubdtype(columns.dtype, np.integer)
+            or columns.min() < 0
+            or columns.max() >= L
+            or np.unique(columns).size != columns.size
+        ):
+            raise ValueError(f"columns must be distinct integer indices in [0, L={L}), got {columns!r}")
+        P = columns.size
+    if wavelet not in pywt.wavelist(kind="discrete"):
+        raise ValueError(f"wavelet must be a discrete PyWavelets wavelet (e.g. 'haar', 'sym4'), got {wavelet!r}")
+    level = default_level(L, wavelet) if level is None else _check_positive_int("level", level)
+    if L % 2**level:
+        raise ValueError(f"L must be divisible by 2**level for mode='periodization', got L={L}, level={level}")
+    template = pywt.wavedec(np.zeros(L), wavelet, mode="periodization", level=level)
+    flat, slices = pywt.coeffs_to_array(template)
+    basis = np.empty((L, P))
+    for j, index in enumerate(columns):
+        flat[:] = 0.0
+        flat[index] = 1.0
+        coeffs = pywt.array_to_coeffs(flat, slices, output_format="wavedec")
+        basis[:, j] = pywt.waverec(coeffs, wavelet, mode="periodization")
+    return basis
+
+
+def sparse_signal(
+    rng: np.random.Generator, basis: np.ndarray, n: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``alpha ~ N(0, I_P)`` and return ``(v, alpha)`` with ``v = Psi alpha`` (Assumption A).
+
+    ``n=None`` gives one signal ``v`` of shape ``(L,)``; otherwise ``n`` signals, shape ``(n, L)``.
+    """
+    basis = np.asarray(basis, dtype=float)
+    if basis.ndim != 2:
+        raise ValueError(f"basis must be an L x P matrix, got shape {basis.shape}")
+    shape = (basis.shape[1],) if n is None else (_check_positive_int("n", n), basis.shape[1])
+    alpha = rng.standard_normal(shape)
+    return alpha @ basis.T, alpha
