@@ -11,5 +11,7 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
     || echo "could not install chromium; the browser test will say so"
 fi
 export LRNN_SCALE=ci
+# Two pytest workers share the CPU: one BLAS thread each avoids oversubscription (3-5x slower SVDs on 2 cores).
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 python scripts/chapters_to_notebooks.py _build/nbval
 python -m pytest -n 2 --dist loadfile --nbval-lax tests _build/nbval "$@"
