@@ -5,6 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from lrnn_core import validate
 from lrnn_core.validate import as_inexact, check_finite, check_ndim, check_stable
 
 
@@ -75,3 +76,27 @@ def test_value_checks_are_skipped_under_jit():
     np.testing.assert_array_equal(f(jnp.asarray([np.nan, 2.0])), [np.nan, 4.0])
     with pytest.raises(ValueError, match="x must have at least 1 dimensions"):
         f(jnp.asarray(1.0))
+
+
+def test_positive_int_accepts_numpy_ints_and_names_bad_values():
+    assert validate.positive_int("n", np.int64(3)) == 3
+    with pytest.raises(TypeError, match="n must be an int, got bool"):
+        validate.positive_int("n", True)
+    with pytest.raises(TypeError, match="L must be an int, got float"):
+        validate.positive_int("L", 2.0)
+    with pytest.raises(ValueError, match="L must be >= 1, got 0"):
+        validate.positive_int("L", 0)
+
+
+def test_eigenvalue_vector_converts_and_checks():
+    out = validate.eigenvalue_vector("lam", [0.5, 1j])
+    assert out.dtype == np.complex128 and out.tolist() == [0.5, 1j]
+    with pytest.raises(ValueError, match="lam must be a non-empty 1-D array"):
+        validate.eigenvalue_vector("lam", np.ones((2, 2)))
+    with pytest.raises(TypeError, match="lam must be numeric"):
+        validate.eigenvalue_vector("lam", np.array([True]))
+    with pytest.raises(ValueError, match="lam contains non-finite"):
+        validate.eigenvalue_vector("lam", [np.nan])
+    with pytest.raises(ValueError, match=r"max \|lambda\| = 1.5"):
+        validate.eigenvalue_vector("lam", [0.5, 1.5], max_modulus=1.0)
+    assert validate.eigenvalue_vector("lam", [1.5]).shape == (1,)  # no modulus check unless asked

@@ -29,6 +29,8 @@ import numpy as np
 from lrnn_core.eigenvalues import ring_init
 from lrnn_core.vandermonde import vandermonde
 
+from lrnn_core.validate import eigenvalue_vector, positive_int
+
 __all__ = [
     "EPS",
     "ErrorGrid",
@@ -50,23 +52,6 @@ __all__ = [
 EPS = float(np.finfo(np.float64).eps)
 
 
-def _length(name: str, L: Any) -> int:
-    if isinstance(L, bool) or not isinstance(L, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(L).__name__}")
-    if L < 1:
-        raise ValueError(f"{name} must be >= 1, got {L}")
-    return int(L)
-
-
-def _eigenvalues(lam: Any) -> np.ndarray:
-    lam = np.asarray(lam)
-    if lam.ndim != 1 or lam.size == 0:
-        raise ValueError(f"lam must be a non-empty 1-D array of eigenvalues, got shape {lam.shape}")
-    if not np.issubdtype(lam.dtype, np.number) or np.issubdtype(lam.dtype, np.bool_):
-        raise TypeError(f"lam must be numeric, got dtype {lam.dtype}")
-    if not np.all(np.isfinite(lam)):
-        raise ValueError("lam contains non-finite values (NaN or inf)")
-    return lam.astype(np.complex128)
 
 
 def _inputs(inputs: Any) -> np.ndarray:
@@ -102,8 +87,8 @@ def ring_eigenvalues(seed: int, n: int, r_min: float, r_max: float = 1.0) -> np.
 
 def vandermonde64(lam: Any, L: int) -> np.ndarray:
     """``V_L`` of eq. (4) in complex128: row ``i`` is ``(lam_i^(L-1), ..., lam_i, 1)``, shape ``(N, L)``."""
-    lam = _eigenvalues(lam)
-    L = _length("L", L)
+    lam = eigenvalue_vector("lam", lam)
+    L = positive_int("L", L)
     with jax.enable_x64(True):
         return np.asarray(vandermonde(lam, L), dtype=np.complex128)
 
@@ -271,7 +256,7 @@ def aliased_average(inputs: Any, N: int) -> np.ndarray:
     gives every token of a class that class's average.
     """
     inputs = _inputs(inputs)
-    N = _length("N", N)
+    N = positive_int("N", N)
     L = inputs.shape[1]
     classes = (L - 1 - np.arange(L)) % N
     membership = np.eye(N)[classes]  # (L, N): token j belongs to class classes[j]

@@ -20,17 +20,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import DTypeLike
 
-from lrnn_core.validate import as_inexact, check_finite, check_stable
+from lrnn_core.validate import as_inexact, check_finite, check_stable, positive_int
 
 TWO_PI = 2 * math.pi
 
-
-def _check_count(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"n must be an int, got {type(n).__name__}")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    return int(n)
 
 
 def _as_real(name: str, x: Any) -> float:
@@ -102,7 +95,7 @@ def ring_init(
     result is the matching complex dtype. Needs ``0 <= r_min <= r_max <= 1`` and
     ``0 < max_phase <= 2 pi``.
     """
-    n = _check_count(n)
+    n = positive_int("n", n)
     r_min, r_max = _check_radii(r_min, r_max)
     max_phase = _check_phase(max_phase)
     modulus_sq, _, phase = _ring_polar(key, n, r_min, r_max, max_phase, dtype)
@@ -121,7 +114,7 @@ def roots_of_unity(n: int, *, dtype: DTypeLike | None = None) -> jax.Array:
     matrix, so its condition number is exactly 1 (Orvieto et al., ICML 2024, §4.1). Computed in
     float64 with NumPy, then cast to ``dtype`` (default: JAX's default complex dtype).
     """
-    n = _check_count(n)
+    n = positive_int("n", n)
     dtype = jnp.result_type(complex) if dtype is None else dtype
     return jnp.asarray(np.exp(2j * np.pi * np.arange(n) / n), dtype=dtype)
 
@@ -134,7 +127,7 @@ def real_init(
     The real-diagonal baseline of Orvieto et al. (ICML 2024, §4.1), whose Vandermonde condition number
     grows exponentially with ``n``.
     """
-    n = _check_count(n)
+    n = positive_int("n", n)
     r_min, r_max = _check_radii(r_min, r_max, lowest=-1.0)
     dtype = jnp.result_type(float) if dtype is None else dtype
     return jax.random.uniform(key, (n,), dtype, minval=r_min, maxval=r_max)
@@ -157,7 +150,7 @@ def lru_ring_init(
     ``gamma_log = log(sqrt(1 - |lambda|^2))``, all finite. Besides the checks of :func:`ring_init`
     it needs ``r_max > 0`` and ``r_min < 1``, since the LRU keeps ``0 < |lambda| < 1``.
     """
-    n = _check_count(n)
+    n = positive_int("n", n)
     r_min, r_max = _check_radii(r_min, r_max)
     max_phase = _check_phase(max_phase)
     if r_max <= 0.0 or r_min >= 1.0:

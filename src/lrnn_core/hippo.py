@@ -32,18 +32,13 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import eval_legendre
 
+from lrnn_core.validate import positive_int
 
-def _check_order(N: Any, name: str = "N") -> int:
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(N).__name__}")
-    if N < 1:
-        raise ValueError(f"{name} must be >= 1, got {N}")
-    return int(N)
 
 
 def legs_matrices(N: int) -> tuple[np.ndarray, np.ndarray]:
     """The LegS ``(A, B)`` of HiPPO (Gu et al., 2020, App. D.3): ``A`` lower triangular ``N x N``, ``B`` ``(N,)``."""
-    N = _check_order(N)
+    N = positive_int("N", N)
     q = np.sqrt(2 * np.arange(N) + 1.0)
     A = np.tril(np.outer(q, q), -1) + np.diag(np.arange(1.0, N + 1))
     return A, q.copy()
@@ -79,13 +74,13 @@ def legs_reconstruct(c: Any, L: int) -> np.ndarray:
     c = np.asarray(c, dtype=np.float64)
     if c.ndim not in (1, 2):
         raise ValueError(f"c must have shape (N,) or (N, batch), got {c.shape}")
-    L = _check_order(L, "L")
+    L = positive_int("L", L)
     return legendre_basis(c.shape[0], L) @ c
 
 
 def legendre_basis(N: int, L: int) -> np.ndarray:
     """``G[s-1, n] = sqrt(2n+1) P_n(2 s / L - 1)`` for ``s = 1..L``, ``n = 0..N-1`` (shape ``(L, N)``)."""
-    N, L = _check_order(N), _check_order(L, "L")
+    N, L = positive_int("N", N), positive_int("L", L)
     x = 2.0 * np.arange(1, L + 1) / L - 1.0
     n = np.arange(N)
     return np.sqrt(2 * n + 1.0) * eval_legendre(n[None, :], x[:, None])
@@ -97,7 +92,7 @@ def legendre_projection(f: Any, t: float, N: int, nodes: int = 200) -> np.ndarra
     The continuous-time target of the LegS state at time ``t`` (reference for tests); ``f`` is a
     vectorised callable.
     """
-    N = _check_order(N)
+    N = positive_int("N", N)
     x, w = np.polynomial.legendre.leggauss(nodes)
     values = np.asarray(f(t * (x + 1) / 2), dtype=np.float64)
     n = np.arange(N)

@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from lrnn_core.validate import check_finite
+from lrnn_core.validate import check_finite, positive_int
 
 __all__ = [
     "DecayFit",
@@ -52,13 +52,6 @@ __all__ = [
 
 Model = Callable[[jax.Array], Any]
 
-
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
 
 
 def _amplitudes(x: float | Sequence[float]) -> np.ndarray:
@@ -120,7 +113,7 @@ def heaviside_memory(
 
     ``z = y(u) - y(0)``, ``z_{-1} = 0``; maximum over the amplitudes ``x``. Returns shape ``(T,)``.
     """
-    T, dt, amps = _count("T", T), _step(dt), _amplitudes(x)
+    T, dt, amps = positive_int("T", T), _step(dt), _amplitudes(x)
     return _probe(model, np.ones(T), amps, dt, lambda z: np.abs(np.diff(z, prepend=0.0)))
 
 
@@ -131,7 +124,7 @@ def impulse_memory(
 
     The impulse has height ``x`` for one step (area ``x dt``); ``z = y(u) - y(0)``. Returns ``(T,)``.
     """
-    T, dt, amps = _count("T", T), _step(dt), _amplitudes(x)
+    T, dt, amps = positive_int("T", T), _step(dt), _amplitudes(x)
     pattern = np.zeros(T)
     pattern[0] = 1.0
     return _probe(model, pattern, amps, dt, np.abs)
@@ -150,8 +143,8 @@ def reversed_memory(
     ``m_k = |z_{W+k} - z_{W+k-1}| / (|x| dt)`` for ``k = 0..T-1`` with ``W = warmup`` (default ``T``)
     standing in for the infinite past; for a linear functional ``m_k = |rho_k - rho_{k+W}|``.
     """
-    T, dt, amps = _count("T", T), _step(dt), _amplitudes(x)
-    W = T if warmup is None else _count("warmup", warmup)
+    T, dt, amps = positive_int("T", T), _step(dt), _amplitudes(x)
+    W = T if warmup is None else positive_int("warmup", warmup)
     pattern = np.concatenate([np.ones(W), np.zeros(T)])
     return _probe(model, pattern, amps, dt, lambda z: np.abs(np.diff(z))[W - 1 :])
 

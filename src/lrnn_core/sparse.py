@@ -26,20 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from lrnn_core.validate import eigenvalue_vector
+
 EPS = float(np.finfo(np.float64).eps)
 
-
-def _eigenvalues(lam: Any) -> np.ndarray:
-    lam = np.asarray(lam)
-    if lam.ndim != 1 or lam.size == 0:
-        raise ValueError(f"lam must be a non-empty 1-D array of eigenvalues, got shape {lam.shape}")
-    if not np.issubdtype(lam.dtype, np.number) or np.issubdtype(lam.dtype, np.bool_):
-        raise TypeError(f"lam must be numeric, got dtype {lam.dtype}")
-    if not np.all(np.isfinite(lam)):
-        raise ValueError("lam contains non-finite values (NaN or inf)")
-    if np.max(np.abs(lam)) > 1.0:
-        raise ValueError(f"lam must satisfy |lambda| <= 1, but max |lambda| = {np.max(np.abs(lam)):.6g}")
-    return lam.astype(np.complex128)
 
 
 def _basis(basis: Any) -> np.ndarray:
@@ -76,7 +66,7 @@ def numerical_rank(s: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 
 def gamma(lam: Any, basis: Any, k: int) -> np.ndarray:
     """``Gamma_k = V_k Psi_k`` (eq. 6), complex ``N x P``; ``Psi_k`` = first ``k`` rows of ``basis``."""
-    lam, basis = _eigenvalues(lam), _basis(basis)
+    lam, basis = eigenvalue_vector("lam", lam, max_modulus=1.0), _basis(basis)
     if not 1 <= k <= basis.shape[0]:
         raise ValueError(f"k must be in [1, L={basis.shape[0]}], got {k}")
     return np.vander(lam, k) @ basis[:k]
@@ -155,7 +145,7 @@ def reconstruction_sweep(
     singular values) with the rank tolerance of :func:`numerical_rank`. The ``Gamma_k`` of ``chunk``
     steps are solved together as a batch.
     """
-    lam, basis = _eigenvalues(lam), _basis(basis)
+    lam, basis = eigenvalue_vector("lam", lam, max_modulus=1.0), _basis(basis)
     L, P = basis.shape
     u = _input(u, L)
     ks = np.arange(1, L + 1) if ks is None else np.asarray(ks)
@@ -229,7 +219,7 @@ def vandermonde_rank_profile(lam: Any, L: int, stride: int) -> tuple[np.ndarray,
     interval ``[k_lo, L]`` we bound ``sigma_1(V_L)`` by the Frobenius norm (closed form), which spares
     the SVD of the wide ``N x L`` matrix.
     """
-    lam = _eigenvalues(lam)
+    lam = eigenvalue_vector("lam", lam, max_modulus=1.0)
     N = lam.size
     if not isinstance(stride, (int, np.integer)) or stride < 1:
         raise ValueError(f"stride must be a positive int, got {stride!r}")

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from lrnn_core.validate import as_inexact, check_finite, check_ndim
+from lrnn_core.validate import as_inexact, check_finite, check_ndim, positive_int
 
 __all__ = [
     "TanhRNN",
@@ -43,13 +43,6 @@ def _positive(name: str, value: Any) -> float:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
 
-
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
 
 
 def exp_memory(t: Any, rate: float = 1.0) -> jax.Array:
@@ -103,7 +96,7 @@ def white_inputs(key: jax.Array, n: int, T: int, dt: float) -> jax.Array:
     Brownian motion scaled by ``sqrt(dt)`` rather than a white noise of unit variance per unit time;
     for the code's ``dt = 1`` both are standard normal.
     """
-    n, T = _count("n", n), _count("T", T)
+    n, T = positive_int("n", n), positive_int("T", T)
     return _positive("dt", dt) * jax.random.normal(key, (n, T))
 
 
@@ -125,7 +118,7 @@ def random_tanh_rnn(key: jax.Array, m: int = 16, *, scale: float = 1.0) -> TanhR
     radius of ``W`` is about ``0.58`` for ``m = 16`` (decaying memory); larger ``scale`` gives
     radii above 1 and, often, memory that does not decay (WLL App. I.1, Fig 11).
     """
-    m = _count("m", m)
+    m = positive_int("m", m)
     scale = _positive("scale", scale)
     bound = 1.0 / np.sqrt(m)
     kw, ku, kb, kc, kd = jax.random.split(key, 5)

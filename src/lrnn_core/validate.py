@@ -51,3 +51,28 @@ def check_ndim(name: str, x: jax.Array, at_least: int) -> None:
     """Raise ValueError if ``x`` has fewer than ``at_least`` dimensions."""
     if x.ndim < at_least:
         raise ValueError(f"{name} must have at least {at_least} dimensions, got shape {x.shape}")
+
+
+def positive_int(name: str, value: Any) -> int:
+    """Return ``value`` as an int; TypeError if it is not an integer (bools rejected), ValueError if < 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
+
+
+def eigenvalue_vector(name: str, lam: Any, *, max_modulus: float | None = None) -> np.ndarray:
+    """Return a non-empty 1-D numeric ``lam`` as complex128 NumPy; reject NaN/inf and, if given, |lam| > max_modulus."""
+    lam = np.asarray(lam)
+    if lam.ndim != 1 or lam.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of eigenvalues, got shape {lam.shape}")
+    if not np.issubdtype(lam.dtype, np.number) or np.issubdtype(lam.dtype, np.bool_):
+        raise TypeError(f"{name} must be numeric, got dtype {lam.dtype}")
+    if not np.all(np.isfinite(lam)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    if max_modulus is not None and np.max(np.abs(lam)) > max_modulus:
+        raise ValueError(
+            f"{name} must satisfy |lambda| <= {max_modulus:g}, but max |lambda| = {np.max(np.abs(lam)):.6g}"
+        )
+    return lam.astype(np.complex128)

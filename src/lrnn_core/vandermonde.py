@@ -19,15 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from lrnn_core.validate import as_inexact, check_finite, check_ndim
+from lrnn_core.validate import as_inexact, check_finite, check_ndim, positive_int
 
-
-def _check_length(name: str, L: Any) -> int:
-    if isinstance(L, bool) or not isinstance(L, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(L).__name__}")
-    if L < 1:
-        raise ValueError(f"{name} must be >= 1, got {L}")
-    return int(L)
 
 
 def _eigenvalues(lam: Any) -> jax.Array:
@@ -53,7 +46,7 @@ def vandermonde(lam: Any, L: int) -> jax.Array:
     ``x_k = lam * x_{k-1} + u_k``, ``x_0 = 0``. Powers are built by a cumulative product (exact at
     ``lam = 0``: ``0^0 = 1``), in the dtype of ``lam``.
     """
-    return _powers(_eigenvalues(lam), _check_length("L", L))
+    return _powers(_eigenvalues(lam), positive_int("L", L))
 
 
 def singular_values(lam: Any, L: int) -> jax.Array:
@@ -91,7 +84,7 @@ def reconstruct(
     complex eigenvalues (not real, no conjugate pairs) can recover up to ``2N`` real inputs.
     """
     lam = _eigenvalues(lam)
-    k = _check_length("k", k)
+    k = positive_int("k", k)
     if rcond is not None and not 0.0 <= rcond < 1.0:
         raise ValueError(f"rcond must be in [0, 1), got {rcond}")
     x_k = as_inexact("x_k", x_k)

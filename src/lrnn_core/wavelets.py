@@ -16,13 +16,8 @@ from typing import Any
 import numpy as np
 import pywt
 
+from lrnn_core.validate import positive_int
 
-def _check_positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
 
 
 def default_level(L: int, wavelet: str) -> int:
@@ -31,7 +26,7 @@ def default_level(L: int, wavelet: str) -> int:
     For Haar this is ``log2(L)`` when ``L`` is a power of two (one scaling function, then every
     wavelet); for longer filters PyWavelets' :func:`pywt.dwt_max_level` caps it.
     """
-    L = _check_positive_int("L", L)
+    L = positive_int("L", L)
     twos = (L & -L).bit_length() - 1  # largest t with 2^t dividing L
     return max(1, min(twos, pywt.dwt_max_level(L, pywt.Wavelet(wavelet).dec_len)))
 
@@ -53,9 +48,9 @@ def wavelet_basis(
     subset. ``level`` defaults to :func:`default_level`; ``L`` must be divisible by ``2^level``.
     Float64.
     """
-    L = _check_positive_int("L", L)
+    L = positive_int("L", L)
     if columns is None:
-        P = L if P is None else _check_positive_int("P", P)
+        P = L if P is None else positive_int("P", P)
         if P > L:
             raise ValueError(f"P must be <= L (at most L orthonormal columns), got P={P}, L={L}")
         columns = np.arange(P)
@@ -75,7 +70,7 @@ def wavelet_basis(
         P = columns.size
     if wavelet not in pywt.wavelist(kind="discrete"):
         raise ValueError(f"wavelet must be a discrete PyWavelets wavelet (e.g. 'haar', 'sym4'), got {wavelet!r}")
-    level = default_level(L, wavelet) if level is None else _check_positive_int("level", level)
+    level = default_level(L, wavelet) if level is None else positive_int("level", level)
     if L % 2**level:
         raise ValueError(f"L must be divisible by 2**level for mode='periodization', got L={L}, level={level}")
     template = pywt.wavedec(np.zeros(L), wavelet, mode="periodization", level=level)
@@ -99,6 +94,6 @@ def sparse_signal(
     basis = np.asarray(basis, dtype=float)
     if basis.ndim != 2:
         raise ValueError(f"basis must be an L x P matrix, got shape {basis.shape}")
-    shape = (basis.shape[1],) if n is None else (_check_positive_int("n", n), basis.shape[1])
+    shape = (basis.shape[1],) if n is None else (positive_int("n", n), basis.shape[1])
     alpha = rng.standard_normal(shape)
     return alpha @ basis.T, alpha
