@@ -17,10 +17,9 @@ from lrnn_core.conditioning import (
     pseudo_inverse,
     reconstruct_many,
     ring_eigenvalues,
-    vandermonde64,
     vandermonde_norms,
 )
-from lrnn_core.vandermonde import reconstruct
+from lrnn_core.vandermonde import reconstruct, vandermonde64
 
 
 def scaled_roots(r: float, n: int) -> np.ndarray:

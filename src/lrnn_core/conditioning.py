@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from lrnn_core.eigenvalues import ring_init
-from lrnn_core.vandermonde import vandermonde
+from lrnn_core.vandermonde import vandermonde64
 
 from lrnn_core.validate import eigenvalue_vector, positive_int
 
@@ -44,7 +44,6 @@ __all__ = [
     "pseudo_inverse",
     "reconstruct_many",
     "ring_eigenvalues",
-    "vandermonde64",
     "vandermonde_norms",
 ]
 
@@ -84,13 +83,6 @@ def ring_eigenvalues(seed: int, n: int, r_min: float, r_max: float = 1.0) -> np.
         lam = ring_init(jax.random.key(seed), n, r_min, r_max, dtype=jnp.float64)
         return np.asarray(lam, dtype=np.complex128)
 
-
-def vandermonde64(lam: Any, L: int) -> np.ndarray:
-    """``V_L`` of eq. (4) in complex128: row ``i`` is ``(lam_i^(L-1), ..., lam_i, 1)``, shape ``(N, L)``."""
-    lam = eigenvalue_vector("lam", lam)
-    L = positive_int("L", L)
-    with jax.enable_x64(True):
-        return np.asarray(vandermonde(lam, L), dtype=np.complex128)
 
 
 @dataclass(frozen=True)

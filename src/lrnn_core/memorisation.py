@@ -24,7 +24,7 @@ import scipy.linalg
 
 from lrnn_core.scan import linear_scan
 from lrnn_core.validate import as_inexact, check_finite, check_ndim
-from lrnn_core.vandermonde import reconstruct
+from lrnn_core.vandermonde import reconstruct, vandermonde64
 
 __all__ = [
     "PrefixInverse",
@@ -94,7 +94,7 @@ class PrefixInverse:
                 "k > N (Prop. 1 needs N >= L); use lrnn_core.vandermonde.reconstruct for N < k"
             )
         self.lam, self.L = lam, int(L)
-        self.ascending = np.vander(lam, self.L, increasing=True)  # W, N x L
+        self.ascending = vandermonde64(lam, self.L)[:, ::-1]  # W, N x L
         self.q, self.r = scipy.linalg.qr(self.ascending, mode="economic")
         diag = np.abs(np.diag(self.r))
         if not diag.min() > np.finfo(float).eps * max(lam.size, self.L) * diag.max():
@@ -211,9 +211,7 @@ def reconstruct_from_last_state(lam: Any, u: Any) -> np.ndarray:
     of eq. (5) (Fig. 1, Fig. 3).
 
     The states come from :func:`rnn_states` in float64 / complex128 whatever the global JAX setting;
-    ``V_L^+ x_L`` is the minimum-norm least-squares solution by SVD (LAPACK ``gelsd``, all sequences
-    in one call), with singular values below ``eps * max(N, L) * sigma_max`` treated as zero, the
-    default of :func:`lrnn_core.vandermonde.reconstruct`.
+    ``V_L^+ x_L`` is :func:`lrnn_core.vandermonde.reconstruct` (truncated SVD, one for all sequences).
     """
     lam = _vector("lam", lam)
     u = _array("u", u)
@@ -224,7 +222,4 @@ def reconstruct_from_last_state(lam: Any, u: Any) -> np.ndarray:
     L = u.shape[-1]
     with jax.enable_x64(True):
         states = rnn_states(jnp.asarray(lam), jnp.ones((lam.size, 1)), jnp.asarray(u)[..., None])
-        x_L = np.asarray(states[..., -1, :])
-    V = np.vander(lam, L)
-    rcond = np.finfo(np.float64).eps * max(lam.size, L)
-    return scipy.linalg.lstsq(V, x_L.T, cond=rcond, lapack_driver="gelsd")[0].T.real
+        return np.asarray(reconstruct(jnp.asarray(lam), states[..., -1, :], L)).real

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from lrnn_core.validate import eigenvalue_vector
+from lrnn_core.vandermonde import vandermonde64
 
 EPS = float(np.finfo(np.float64).eps)
 
@@ -69,7 +70,7 @@ def gamma(lam: Any, basis: Any, k: int) -> np.ndarray:
     lam, basis = eigenvalue_vector("lam", lam, max_modulus=1.0), _basis(basis)
     if not 1 <= k <= basis.shape[0]:
         raise ValueError(f"k must be in [1, L={basis.shape[0]}], got {k}")
-    return np.vander(lam, k) @ basis[:k]
+    return vandermonde64(lam, k) @ basis[:k]
 
 
 def reconstruction_map(lam: Any, basis: Any, k: int | None = None) -> np.ndarray:
@@ -198,7 +199,7 @@ def _solve_batch(
 
 
 def _vandermonde_svals(lam: np.ndarray, k: int) -> np.ndarray:
-    return np.linalg.svd(np.vander(lam, k), compute_uv=False)
+    return np.linalg.svd(vandermonde64(lam, k), compute_uv=False)
 
 
 def _vandermonde_frobenius(lam: np.ndarray, L: int) -> float:

@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from lrnn_core.validate import as_inexact, check_finite, check_ndim, positive_int
+from lrnn_core.validate import as_inexact, check_finite, check_ndim, eigenvalue_vector, positive_int
 
 
 
@@ -47,6 +47,14 @@ def vandermonde(lam: Any, L: int) -> jax.Array:
     ``lam = 0``: ``0^0 = 1``), in the dtype of ``lam``.
     """
     return _powers(_eigenvalues(lam), positive_int("L", L))
+
+
+def vandermonde64(lam: Any, L: int) -> np.ndarray:
+    """``V_L`` of eq. (4) in complex128: row ``i`` is ``(lam_i^(L-1), ..., lam_i, 1)``, shape ``(N, L)``."""
+    lam = eigenvalue_vector("lam", lam)
+    L = positive_int("L", L)
+    with jax.enable_x64(True):
+        return np.asarray(vandermonde(lam, L), dtype=np.complex128)
 
 
 def singular_values(lam: Any, L: int) -> jax.Array:
