@@ -1,6 +1,8 @@
-"""Convert every executable MyST chapter under book/ to a notebook under OUT, keeping the folder layout.
+"""Convert every executable MyST chapter under book/ to a notebook under OUT, keeping the
+folder layout.
 
-Used by scripts/test.sh so that nbval can execute the chapters: ``python scripts/chapters_to_notebooks.py OUT``.
+Used by scripts/test.sh so that nbval can execute the chapters:
+``python scripts/chapters_to_notebooks.py OUT``.
 """
 
 from __future__ import annotations

@@ -13,5 +13,7 @@ fi
 export LRNN_SCALE=ci
 # Two pytest workers share the CPU: one BLAS thread each avoids oversubscription (3-5x slower SVDs on 2 cores).
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+# House checks first (ruff over the code and the chapters' code cells): they take seconds.
+python scripts/lint.py
 python scripts/chapters_to_notebooks.py _build/nbval
 python -m pytest -n 2 --dist loadfile --nbval-lax tests _build/nbval "$@"

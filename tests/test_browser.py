@@ -1,12 +1,13 @@
-"""End-to-end check of the built website in headless Chromium: widgets respond without a kernel, offline.
+"""End-to-end check of the built website in headless Chromium: widgets respond without a
+kernel, offline.
 
-Builds a throwaway book with ``jupyter-book build -W`` under ``LRNN_SCALE=ci``: the real ``_config.yml``
-and ``book/_static``, the real chapter ``book/foundations/linear-recurrences.md`` and a small page of
-this test's own (an explorer whose slider label holds TeX). Serves ``_build/html`` on 127.0.0.1 and
-opens the pages in Debian's Chromium (``apt-get install chromium``) driven by Playwright. Every request
-that does not go to 127.0.0.1 is blocked and recorded, and a test fails if there was one; it also fails
-on a local request that 404s (e.g. a MathJax extension that was not vendored, see scripts/vendor_js.sh)
-and on JavaScript errors.
+Builds a throwaway book with ``jupyter-book build -W`` under ``LRNN_SCALE=ci``: the real
+``_config.yml`` and ``book/_static``, the real chapter ``book/foundations/linear-recurrences.md``
+and a small page of this test's own (an explorer whose slider label holds TeX). Serves
+``_build/html`` on 127.0.0.1 and opens the pages in Debian's Chromium (``apt-get install
+chromium``) driven by Playwright. Every request that does not go to 127.0.0.1 is blocked and
+recorded, and a test fails if there was one; it also fails on a local request that 404s (e.g. a
+MathJax extension that was not vendored, see scripts/vendor_js.sh) and on JavaScript errors.
 
 Set ``LRNN_SCREENSHOT_DIR`` to keep screenshots of the chapter before and after moving the slider.
 """
@@ -46,9 +47,11 @@ CHROMIUM_ARGS = [
 CHAPTER = "book/foundations/linear-recurrences"  # the real chapter: display math and an explorer
 LABELS_PAGE = "book/browser-test/labels"  # written by this test
 BUILD_TIMEOUT_S = 1800
-# Console errors that are not ours: the theme on a fresh profile; failed loads are checked by URL instead.
+# Console errors that are not ours: the theme on a fresh profile; failed loads are checked by URL
+# instead.
 IGNORED_CONSOLE_ERRORS = ("Got invalid theme mode", "Failed to load resource")
-# Uncaught errors that are not ours: Jupyter Book 1 writes sphinx-thebe's inline config script twice.
+# Uncaught errors that are not ours: Jupyter Book 1 writes sphinx-thebe's inline config script
+# twice.
 IGNORED_PAGE_ERRORS = ("Identifier 'THEBE_JS_URL' has already been declared",)
 
 LABELS_PAGE_SOURCE = r"""---
@@ -70,7 +73,7 @@ An impulse decays as $h_t = \lambda^t h_0$.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lrnn_core.widgets import explore
+from lrnn_core.bookkit.widgets import explore
 
 
 def impulse(lam, T):
@@ -131,9 +134,17 @@ def built_site(sync_playwright, tmp_path_factory) -> Path:
     bindir = Path(sys.executable).parent  # the venv's jupyter-book, and its python for the kernel
     jb = shutil.which("jupyter-book", path=str(bindir)) or shutil.which("jupyter-book")
     assert jb, "jupyter-book is not installed"
-    env = {**os.environ, "LRNN_SCALE": "ci", "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        "LRNN_SCALE": "ci",
+        "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     proc = subprocess.run(
-        [jb, "build", str(root), "-W"], env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
+        [jb, "build", str(root), "-W"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
     )
     log = f"{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
     assert proc.returncode == 0, f"jupyter-book build -W failed:\n{log}"
@@ -163,10 +174,11 @@ def server(built_site: Path) -> Iterator[str]:
 
 
 class OfflineWatch:
-    """Blocks and records every request not to 127.0.0.1; records failed local loads and JS errors.
+    """Blocks and records every request not to 127.0.0.1; records failed local loads and JS
+    errors.
 
-    Use as ``with watch:`` around the checks: on leaving, it fails if anything was recorded, and if a
-    check failed (e.g. a timeout) it names what was recorded, which is usually the cause.
+    Use as ``with watch:`` around the checks: on leaving, it fails if anything was recorded, and
+    if a check failed (e.g. a timeout) it names what was recorded, which is usually the cause.
     """
 
     def __init__(self) -> None:
@@ -232,7 +244,8 @@ class OfflineWatch:
 
 @pytest.fixture
 def open_page(sync_playwright, server: str, tmp_path: Path):
-    """open_page(path) -> (page, OfflineWatch): the page loaded in a fresh Chromium profile, offline."""
+    """open_page(path) -> (page, OfflineWatch): the page loaded in a fresh Chromium profile,
+    offline."""
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             str(tmp_path / "chromium-profile"),
@@ -249,7 +262,9 @@ def open_page(sync_playwright, server: str, tmp_path: Path):
             watch.attach(context, page)
             with watch.explaining():
                 page.goto(f"{server}/{path}.html", wait_until="load")
-                page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+                page.wait_for_function(
+                    "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+                )
                 page.evaluate("() => MathJax.startup.promise")
             return page, watch
 
@@ -287,7 +302,9 @@ def test_chapter_math_and_explorer_work_offline(open_page) -> None:
     with watch:
         # MathJax typeset the page: display and inline math, no TeX source or TeX error left.
         assert page.locator("mjx-container[display='true']").count() > 0, "no display math rendered"
-        assert page.locator("mjx-container:not([display='true'])").count() > 0, "no inline math rendered"
+        assert page.locator("mjx-container:not([display='true'])").count() > 0, (
+            "no inline math rendered"
+        )
         assert page.locator("mjx-merror").count() == 0, "MathJax reported a TeX error"
         text = page.locator("main").inner_text()
         for raw in ("$$", "\\(", "\\[", "\\begin{"):

@@ -21,7 +21,8 @@ PLANTED = "planted failure: this cell must stop the build"
 
 
 def planted_chapter() -> nbformat.NotebookNode:
-    """The chapter with a raising cell planted before its first code cell (so execution stops early)."""
+    """The chapter with a raising cell planted before its first code cell (so execution stops
+    early)."""
     nb = jupytext.read(CHAPTER)
     first_code = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
     nb.cells.insert(first_code, nbformat.v4.new_code_cell(f"raise RuntimeError({PLANTED!r})"))
@@ -37,7 +38,10 @@ def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_nbval_fails_on_a_raising_cell(tmp_path: Path) -> None:
     notebook = tmp_path / "planted.ipynb"
     nbformat.write(planted_chapter(), notebook)
-    result = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax", str(notebook)], tmp_path)
+    result = run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax", str(notebook)],
+        tmp_path,
+    )
     assert result.returncode == 1, result.stdout[-3000:]
     assert PLANTED in result.stdout
     assert "1 failed" in result.stdout

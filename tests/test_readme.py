@@ -33,5 +33,11 @@ def test_readme_scripts_exist_and_use_the_pinned_requirements() -> None:
         assert ". scripts/setup.sh" in (ROOT / "scripts" / name).read_text()
     assert "--no-deps -r requirements-nodeps.txt" in setup
     for name in ("requirements.txt", "requirements-nodeps.txt"):
-        pins = [line for line in (ROOT / name).read_text().splitlines() if line and not line.startswith("#")]
-        assert pins and all("==" in line for line in pins), f"every requirement in {name} must be pinned exactly"
+        pins = [
+            line
+            for line in (ROOT / name).read_text().splitlines()
+            if line and not line.startswith("#")
+        ]
+        assert pins and all("==" in line for line in pins), (
+            f"every requirement in {name} must be pinned exactly"
+        )

@@ -1,0 +1,354 @@
+"""Timing harness for :func:`lrnn_core.core.scan.linear_scan` against its peers.
+
+Times every ``linear_scan`` method and the peers (a NumPy loop over time, ``scipy.signal.lfilter``
+per channel, plain ``lax.scan``, plain ``lax.associative_scan``) next to a streaming op that reads
+and writes the same bytes (jitted ``u * c``: the memory-bandwidth floor). Every timed output is
+checked against the NumPy loop (or, where that is skipped, ``method="sequential"``).
+
+Use :func:`run_benchmark` for the rows and :func:`format_table` to print them; the command line
+front end is ``benchmarks/scan.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.signal
+
+from lrnn_core.bookkit.scale import by_scale
+from lrnn_core.core.scan import METHODS, auto_method, linear_scan
+from lrnn_core.core.validate import (
+    check_choice,
+    check_flag,
+    nonnegative_int,
+    positive_int,
+)
+
+Shape = tuple[int, int, int]
+
+PEERS = ("numpy", "lfilter", "lax.scan", "lax.associative_scan", "stream")
+"""Peers timed next to the ``linear_scan`` methods; ``numpy`` and ``stream`` are the references."""
+
+NAMES = (*METHODS, *PEERS)
+
+LABELS = {
+    "numpy": "NumPy loop over L",
+    "lfilter": "scipy lfilter per channel",
+    "lax.scan": "plain lax.scan",
+    "lax.associative_scan": "plain lax.associative_scan",
+    "stream": "stream u*c (floor)",
+}
+
+PEAK_BANDWIDTH_GBS = (  # (substring of device_kind, GB/s); first match wins, so specific first
+    ("H200", 4800.0),
+    ("H100 PCIe", 2000.0),
+    ("H100", 3350.0),
+    ("A100-SXM4-80GB", 2039.0),
+    ("A100 80GB PCIe", 1935.0),
+    ("A100", 1555.0),
+    ("V100", 900.0),
+)
+"""Peak memory bandwidth of some accelerators from the vendors' data sheets."""
+
+NOTES = {"lfilter": "one lfilter call per channel", "stream": "reads and writes the same bytes"}
+
+MAX_PEER_ELEMENTS = 2**26
+"""The NumPy loop and lfilter peers are skipped above this many elements of ``u`` (minutes each)."""
+
+RTOL = {"complex64": 2e-3, "float32": 2e-3, "complex128": 1e-9, "float64": 1e-9}
+"""Largest accepted ``max |h - h_ref| / max |h_ref|`` per dtype."""
+
+
+def default_shapes() -> list[Shape]:
+    """``(B, L, N)`` sizes for the current ``LRNN_SCALE``."""
+    return by_scale(
+        ci=[(2, 128, 16), (8, 4096, 256)],
+        book=[(8, 4096, 256), (64, 784, 512), (1, 32768, 64), (256, 256, 128)],
+        paper=[(8, 4096, 256), (64, 784, 512), (1, 32768, 64), (64, 4096, 512), (16, 16384, 1024)],
+    )
+
+
+def default_repeats() -> int:
+    """Timed calls per entry (the median is reported) for the current ``LRNN_SCALE``."""
+    return by_scale(ci=3, book=7, paper=10)
+
+
+def device_description() -> str:
+    """The default JAX device in words, e.g. ``cpu: Intel(R) Xeon(R) ... (2 cores)``."""
+    dev = jax.devices()[0]
+    if dev.platform == "cpu":
+        model = "unknown CPU"
+        try:
+            with open("/proc/cpuinfo") as f:
+                lines = [line for line in f if line.startswith("model name")]
+            model = lines[0].split(":", 1)[1].strip() if lines else model
+        except OSError:
+            pass
+        return f"cpu: {model} ({os.cpu_count()} cores), jax {jax.__version__}"
+    return f"{dev.platform}: {dev.device_kind}, jax {jax.__version__}"
+
+
+def peak_bandwidth_gbs(device_kind: str | None = None) -> float | None:
+    """Peak memory bandwidth (GB/s) by ``device_kind`` (default: the default device's).
+
+    None on CPU or for a device not in :data:`PEAK_BANDWIDTH_GBS`.
+    """
+    dev = jax.devices()[0]
+    if device_kind is None:
+        if dev.platform == "cpu":
+            return None
+        device_kind = dev.device_kind
+    return next((gbs for key, gbs in PEAK_BANDWIDTH_GBS if key in device_kind), None)
+
+
+def make_inputs(
+    shape: Shape, dtype: str = "complex64", seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Random stable ``lam`` of shape ``(N,)`` (``|lam|`` in [0.5, 0.99]) and ``u`` of ``shape``."""
+    rng = np.random.default_rng(seed)
+    n = shape[-1]
+    lam = rng.uniform(0.5, 0.99, n)
+    u = rng.standard_normal(shape)
+    if np.issubdtype(np.dtype(dtype), np.complexfloating):
+        lam = lam * np.exp(1j * rng.uniform(0, np.pi, n))
+        u = u + 1j * rng.standard_normal(shape)
+    return lam.astype(dtype), u.astype(dtype)
+
+
+def numpy_loop(lam: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The recurrence as a NumPy loop over time, vectorized over batch and channels."""
+    out = np.empty_like(u)
+    h = np.zeros(u.shape[:-2] + u.shape[-1:], u.dtype)
+    for k in range(u.shape[-2]):
+        h = lam * h + u[..., k, :]
+        out[..., k, :] = h
+    return out
+
+
+def lfilter_per_channel(lam: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``scipy.signal.lfilter([1], [1, -lam_n], ...)`` once per channel ``n``, all batches at once.
+
+    (One call per batch element and channel, ``B * N`` calls, is ~B times slower; the vectorized
+    call is the fair peer.)"""
+    out = np.empty_like(u)
+    for n in range(u.shape[-1]):
+        out[..., n] = scipy.signal.lfilter([1], [1, -lam[n]], u[..., n], axis=-1)
+    return out
+
+
+PEER_FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "numpy": numpy_loop,
+    "lfilter": lfilter_per_channel,
+}
+
+
+def _plain_scan(lam: jax.Array, u: jax.Array) -> jax.Array:
+    """What one writes without this library: swap time to the front, ``lax.scan``, swap back."""
+
+    def step(h, x):
+        h = lam * h + x
+        return h, h
+
+    h0 = jnp.zeros(u.shape[:-2] + u.shape[-1:], u.dtype)
+    return jnp.moveaxis(jax.lax.scan(step, h0, jnp.moveaxis(u, -2, 0))[1], 0, -2)
+
+
+def _plain_associative(lam: jax.Array, u: jax.Array) -> jax.Array:
+    """What one writes without this library: ``lax.associative_scan`` along the time axis."""
+    a = jnp.broadcast_to(lam, u.shape)
+    op = lambda x, y: (x[0] * y[0], y[0] * x[1] + y[1])  # noqa: E731
+    return jax.lax.associative_scan(op, (a, u), axis=u.ndim - 2)[1]
+
+
+def _stream(u: jax.Array, c: jax.Array) -> jax.Array:
+    """Reads ``u`` and writes an array of the same size: the memory-bandwidth floor."""
+    return u * c
+
+
+def time_call(fn: Callable[..., Any], args: Sequence[Any], repeats: int) -> tuple[float, Any]:
+    """Median wall time of ``fn(*args)`` over ``repeats`` calls after one warm-up (compile) call."""
+    out = jax.block_until_ready(fn(*args))
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        jax.block_until_ready(fn(*args))
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out
+
+
+def _entries(names: Sequence[str]) -> list[tuple[str, str, Callable[..., Any] | None]]:
+    """``(name, kind, fn)`` to time; ``fn`` is jitted, or None for the NumPy/SciPy peers."""
+    table = {
+        "numpy": ("peer", None),
+        "lfilter": ("peer", None),
+        "lax.scan": ("peer", jax.jit(_plain_scan)),
+        "lax.associative_scan": ("peer", jax.jit(_plain_associative)),
+        "stream": ("floor", jax.jit(_stream)),
+    }
+    out = []
+    for name in names:
+        if name in METHODS:
+            out.append((name, "method", jax.jit(partial(linear_scan, method=name))))
+        else:
+            out.append((name, *table[name]))
+    return out
+
+
+def run_benchmark(
+    shapes: Sequence[Shape] | None = None,
+    *,
+    repeats: int | None = None,
+    methods: Sequence[str] | None = None,
+    dtype: str = "complex64",
+    seed: int = 0,
+    max_peer_elements: int = MAX_PEER_ELEMENTS,
+    check: bool = True,
+) -> list[dict[str, Any]]:
+    """Time ``methods`` (default: all of :data:`NAMES`) at each ``(B, L, N)`` of ``shapes``.
+
+    ``numpy`` and ``stream`` are always timed: they are the denominators of ``vs_numpy`` and
+    ``vs_stream``. Returns one dict per (shape, name) with keys ``shape, name, label, kind,
+    dtype, time_s`` (median), ``elements_per_s, gb_per_s, peak_fraction`` (None on CPU),
+    ``vs_numpy, vs_stream, rel_err`` (against the reference) and ``note`` (why a row was skipped;
+    its numbers are then None). With ``check=True`` a timed output that disagrees with the
+    reference beyond :data:`RTOL` raises ``AssertionError``.
+    """
+    shapes = default_shapes() if shapes is None else [_check_shape_triple(s) for s in shapes]
+    repeats = default_repeats() if repeats is None else positive_int("repeats", repeats)
+    names = [check_choice("methods", n, NAMES) for n in (NAMES if methods is None else methods)]
+    dtype = check_choice("dtype", dtype, tuple(RTOL))
+    seed = nonnegative_int("seed", seed)
+    max_peer_elements = nonnegative_int("max_peer_elements", max_peer_elements)
+    check = check_flag("check", check)
+    names = ["numpy", "stream"] + [n for n in names if n not in ("numpy", "stream")]
+    peak = peak_bandwidth_gbs()
+    rows = []
+    for shape in shapes:
+        rows += _bench_shape(shape, names, repeats, dtype, seed, max_peer_elements, check, peak)
+    return rows
+
+
+def _check_shape_triple(shape: Sequence[int]) -> Shape:
+    """``shape`` as a ``(B, L, N)`` tuple of positive ints."""
+    b, length, n = shape
+    return (
+        positive_int("shapes batch", b),
+        positive_int("shapes L", length),
+        positive_int("shapes N", n),
+    )
+
+
+def _label(name: str) -> str:
+    if name == "auto":
+        return f"linear_scan(auto -> {auto_method()})"
+    return f"linear_scan({name})" if name in METHODS else LABELS[name]
+
+
+def _bench_shape(
+    shape: Shape,
+    names: Sequence[str],
+    repeats: int,
+    dtype: str,
+    seed: int,
+    max_peer_elements: int,
+    check: bool,
+    peak: float | None,
+) -> list[dict[str, Any]]:
+    """The rows of :func:`run_benchmark` for one shape."""
+    lam_np, u_np = make_inputs(shape, dtype, seed)
+    lam, u = jnp.asarray(lam_np), jnp.asarray(u_np)
+    if lam.dtype != np.dtype(dtype):
+        raise ValueError(f"dtype {dtype} needs float64 enabled in JAX (jax.enable_x64(True))")
+    size = math.prod(shape)
+    nbytes = 2 * size * u_np.itemsize  # read u, write h
+    ref = None
+    rows = []
+    for name, kind, fn in _entries(names):
+        row = dict(shape=tuple(shape), name=name, label=_label(name), kind=kind, dtype=dtype)
+        row.update(time_s=None, elements_per_s=None, gb_per_s=None, peak_fraction=None)
+        row.update(vs_numpy=None, vs_stream=None, rel_err=None, note=NOTES.get(name, ""))
+        rows.append(row)
+        if name in ("numpy", "lfilter") and size > max_peer_elements:
+            row["note"] = (
+                f"skipped: {size:.3g} elements > max_peer_elements={max_peer_elements:.3g}"
+            )
+            continue
+        if name == "stream":
+            t, out = time_call(fn, (u, jnp.asarray(2, u.dtype)), repeats)
+        elif fn is None:  # the NumPy/SciPy peers take NumPy arrays
+            t, out = time_call(PEER_FUNCTIONS[name], (lam_np, u_np), repeats)
+        else:
+            t, out = time_call(fn, (lam, u), repeats)
+        row.update(time_s=t, elements_per_s=size / t, gb_per_s=nbytes / t / 1e9)
+        if peak is not None:
+            row["peak_fraction"] = row["gb_per_s"] / peak
+        if name == "numpy":
+            ref = out
+        elif name != "stream":
+            if ref is None:  # the NumPy loop was skipped: check against the reference method
+                ref = np.asarray(jax.jit(partial(linear_scan, method="sequential"))(lam, u))
+                row["note"] = (row["note"] + "; " if row["note"] else "") + "checked vs sequential"
+            row["rel_err"] = _relative_error(np.asarray(out), ref)
+            if check and not row["rel_err"] <= RTOL[dtype]:
+                raise AssertionError(
+                    f"{name} at {shape}: relative error {row['rel_err']:.3g} > {RTOL[dtype]}"
+                )
+    times = {r["name"]: r["time_s"] for r in rows}
+    for r in rows:
+        if r["time_s"] is not None:
+            r["vs_numpy"] = r["time_s"] / times["numpy"] if times.get("numpy") else None
+            r["vs_stream"] = r["time_s"] / times["stream"] if times.get("stream") else None
+    return rows
+
+
+def _relative_error(out: np.ndarray, ref: np.ndarray) -> float:
+    """``max |out - ref| / max |ref|``."""
+    scale = max(float(np.max(np.abs(ref), initial=0.0)), 1e-30)
+    return float(np.max(np.abs(out - ref), initial=0.0)) / scale
+
+
+def format_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Format rows of :func:`run_benchmark` as a Markdown table (readable as plain text)."""
+    head = [
+        "shape (B,L,N)",
+        "dtype",
+        "what",
+        "time ms",
+        "Melem/s",
+        "GB/s",
+        "% peak",
+        "x numpy",
+        "x stream",
+        "rel err",
+        "note",
+    ]
+    fmt = lambda x, spec: "" if x is None else format(x, spec)  # noqa: E731
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for r in rows:
+        t = None if r["time_s"] is None else r["time_s"] * 1e3
+        eps = None if r["elements_per_s"] is None else r["elements_per_s"] / 1e6
+        pct = None if r["peak_fraction"] is None else 100 * r["peak_fraction"]
+        cells = [
+            "x".join(map(str, r["shape"])),
+            r["dtype"],
+            r["label"],
+            fmt(t, ".2f"),
+            fmt(eps, ".0f"),
+            fmt(r["gb_per_s"], ".1f"),
+            fmt(pct, ".0f"),
+            fmt(r["vs_numpy"], ".2f"),
+            fmt(r["vs_stream"], ".2f"),
+            fmt(r["rel_err"], ".1e"),
+            r["note"],
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,311 @@
+"""The one training loop of the book: optax, a tqdm bar, ``vmap`` over runs, early stopping.
+
+:func:`train_params` trains R runs at once (R seeds, or R targets of the same shape). It works on a
+*pytree of parameters* whose every leaf carries a leading run axis R and a pure loss
+``loss(params, batch) -> scalar``; each step draws the batch of run ``r`` with
+``batch_at(streams[r], step)`` (``streams``: a pytree with leading axis R, e.g. one PRNG key per
+run), so that a run depends on its own stream only: the same stream gives the same losses, alone
+or next to other runs. Steps are grouped into *rounds* of ``steps_per_round`` steps compiled into
+one ``lax.scan`` (an epoch, say): after every round the bar is updated, an optional ``evaluate``
+runs (a test loss, say) and training stops early once every run's mean loss over the round
+is at most ``stop_below``.
+
+Callers supply the model, the loss and the data:
+
+* :func:`train`: Flax NNX modules (the LRU models, the LSTM of
+  :mod:`lrnn_core.wang_li_li.sentiment`), split into parameters and other state with
+  ``nnx.split`` and merged back inside the loss (a thin adapter);
+* ``lrnn_core.wang_li_li.fitting.train_ctrnn`` (continuous-time RNNs, a ``NamedTuple`` pytree) and
+  ``lrnn_core.wang_li_li.classification.train_classifier`` (sequential MNIST) call
+  :func:`train_params` with epochs of shuffled mini-batches (:func:`epoch_indices`).
+
+Every caller gets the same :class:`TrainResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+from jaxtyping import Array, ArrayLike, Float, Int
+from tqdm.auto import tqdm
+
+from lrnn_core.core.validate import (
+    check_flag,
+    check_scalar_loss,
+    check_text,
+    positive_int,
+    real_number,
+    seed_list,
+)
+
+__all__ = ["TrainResult", "epoch_indices", "mse_loss", "train", "train_params"]
+
+Batch = Any
+Params = Any
+
+
+def mse_loss(model: Callable[[Any], Array], batch: tuple[ArrayLike, ArrayLike]) -> Array:
+    """Mean squared error ``mean((model(u) - y)^2)`` for ``batch = (u, y)``."""
+    u, y = batch
+    return jnp.mean((model(u) - y) ** 2)
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """Outcome of :func:`train_params` (and of every training function built on it).
+
+    ``params``: the trained parameters, stacked over runs along axis 0 (no run axis when a single
+    int seed was given to :func:`train`). ``losses`` ``(R, steps)``: the training loss of every
+    step, evaluated before that step's update (``(steps,)`` for a single int seed).
+    ``round_losses`` ``(R, rounds)``: the mean of ``losses`` over each round of ``steps_per_round``
+    steps (the mean training loss of each epoch when a round is an epoch). ``eval_losses``
+    ``(R, rounds)``: the value of ``evaluate`` after each round, or ``None``. ``stopped_early``:
+    the loss threshold was reached before the last step. ``seeds``, ``graphdef`` and ``state`` are
+    set by :func:`train` (NNX); :meth:`model` rebuilds a module.
+    """
+
+    params: Params
+    losses: np.ndarray
+    round_losses: np.ndarray
+    eval_losses: np.ndarray | None
+    steps_per_round: int
+    stopped_early: bool
+    seeds: tuple[int, ...] | None = None
+    graphdef: nnx.GraphDef | None = None
+    state: Any = None
+
+    @property
+    def steps(self) -> int:
+        """Number of steps made (fewer than asked for after an early stop)."""
+        return self.losses.shape[-1]
+
+    @property
+    def rest(self) -> Any:
+        """The non-parameter NNX state (an alias of ``state``)."""
+        return self.state
+
+    def model(self, index: int = 0) -> nnx.Module:
+        """The trained NNX model of run ``index`` (the only one for a single int seed)."""
+        if self.graphdef is None:
+            raise ValueError(
+                "model() needs a result of train() (an NNX model), not of train_params"
+            )
+        params, state = self.params, self.state
+        if self.losses.ndim == 2:
+            runs = self.losses.shape[0]
+            if not -runs <= index < runs:
+                raise ValueError(f"index must address one of {runs} runs, got {index}")
+            params, state = jax.tree.map(lambda a: a[index], (params, state))
+        return nnx.merge(self.graphdef, params, state)
+
+
+def epoch_indices(
+    key: Array, step: Int[ArrayLike, ""], *, n_seqs: int, batch_size: int
+) -> Int[Array, " batch_size"]:
+    """The indices of the mini-batch of global step ``step`` in epochs of shuffled data.
+
+    Epoch ``e = step // (n_seqs // batch_size)`` visits the ``n_seqs`` sequences in the order
+    ``jax.random.permutation(key_e, n_seqs)``, with ``key_e = key(e)`` when ``key`` is a function
+    of the epoch and ``fold_in(key, e)`` otherwise, ``batch_size`` at a time; the last incomplete
+    batch is dropped. Traceable (``step`` may be a tracer).
+    """
+    per_epoch = n_seqs // batch_size
+    epoch, i = step // per_epoch, step % per_epoch
+    key_e = key(epoch) if callable(key) else jax.random.fold_in(key, epoch)
+    order = jax.random.permutation(key_e, n_seqs)
+    return jax.lax.dynamic_slice(order, (i * batch_size,), (batch_size,))
+
+
+def train_params(
+    loss: Callable[..., Float[Array, ""]],
+    params: Params,
+    batch_at: Callable[[Any, Int[Array, ""]], Batch],
+    streams: Any,
+    *,
+    steps: int,
+    optimizer: optax.GradientTransformation,
+    steps_per_round: int = 1,
+    evaluate: Callable[[Params, Any], Float[Array, ""]] | None = None,
+    stop_below: float | None = None,
+    state: Any = None,
+    progress: bool = True,
+    desc: str = "train",
+) -> TrainResult:
+    """Train R runs at once with ``optimizer`` (one ``jax.vmap`` of one pure optax step).
+
+    ``params`` and ``streams``: pytrees whose every leaf has a leading run axis R. Step ``t`` of
+    run ``r`` draws ``batch = batch_at(streams[r], t)`` and moves ``params[r]`` by the optimizer's
+    update of ``grad loss(params[r], batch)``; ``loss`` must return a real scalar. With ``state``
+    (a pytree with leading axis R of non-trained state, e.g. NNX counters) the loss is called as
+    ``loss(params, state, batch)`` and returns ``(scalar, new_state)``.
+
+    ``steps`` must be a multiple of ``steps_per_round``. After each round, ``evaluate(params[r],
+    streams[r])`` (if given) is recorded, and training stops once the round's mean loss of every run
+    is ``<= stop_below`` (if given). ``progress=False`` hides the tqdm bar.
+    """
+    steps = positive_int("steps", steps)
+    steps_per_round = positive_int("steps_per_round", steps_per_round)
+    if steps % steps_per_round:
+        raise ValueError(
+            f"steps must be a multiple of steps_per_round={steps_per_round}, got {steps}"
+        )
+    if stop_below is not None:
+        stop_below = real_number("stop_below", stop_below)
+    progress = check_flag("progress", progress)
+    desc = check_text("desc", desc)
+    if not isinstance(optimizer, optax.GradientTransformation):
+        raise TypeError(
+            f"optimizer must be an optax.GradientTransformation, got {type(optimizer).__name__}"
+        )
+    for name, fn in (("loss", loss), ("batch_at", batch_at)):
+        if not callable(fn):
+            raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
+    leaves = jax.tree.leaves(params)
+    if not leaves:
+        raise ValueError("params must hold at least one array")
+    runs = int(np.shape(leaves[0])[0]) if np.ndim(leaves[0]) else 0
+    for name, tree in (("params", params), ("streams", streams), ("state", state)):
+        for leaf in jax.tree.leaves(tree):
+            if np.ndim(leaf) == 0 or np.shape(leaf)[0] != runs or runs == 0:
+                raise ValueError(
+                    f"{name} must have a leading run axis R={runs} on every leaf, "
+                    f"got a leaf of shape {np.shape(leaf)}"
+                )
+
+    stateful = state is not None
+    loss_of = loss if stateful else (lambda p, s, b: (loss(p, b), s))
+
+    def one_step(carry, t, stream):
+        p, opt_state, s = carry
+        batch = batch_at(stream, t)
+        (value, s), grads = jax.value_and_grad(loss_of, has_aux=True)(p, s, batch)
+        updates, opt_state = optimizer.update(grads, opt_state, p)
+        return (optax.apply_updates(p, updates), opt_state, s), value
+
+    # A non-scalar loss is caught here, before anything is compiled, with the argument's name.
+    first = jax.tree.map(lambda a: a[0], (params, state, streams))
+    value_shape = jax.eval_shape(
+        lambda p, s, st: loss_of(p, s, batch_at(st, jnp.asarray(0)))[0], *first
+    )
+    check_scalar_loss("loss", value_shape)
+
+    def one_round(p, opt_state, s, stream, start):
+        ts = start + jnp.arange(steps_per_round)
+        carry, values = jax.lax.scan(lambda c, t: one_step(c, t, stream), (p, opt_state, s), ts)
+        return (*carry, values, jnp.mean(values))
+
+    run_round = jax.jit(jax.vmap(one_round, in_axes=(0, 0, 0, 0, None)))
+    run_eval = None if evaluate is None else jax.jit(jax.vmap(evaluate))
+    opt_state = jax.vmap(optimizer.init)(params)
+    s = state if stateful else jnp.zeros((runs,))
+    losses, means, evals = [], [], []
+    stopped = False
+    rounds = steps // steps_per_round
+    with tqdm(range(rounds), disable=not progress, desc=f"{desc} ({runs} runs)") as bar:
+        for r in bar:
+            params, opt_state, s, values, mean = run_round(
+                params, opt_state, s, streams, r * steps_per_round
+            )
+            losses.append(np.asarray(values))
+            means.append(np.asarray(mean))
+            if run_eval is not None:
+                evals.append(np.asarray(run_eval(params, streams)))
+            if progress:
+                bar.set_postfix(loss=f"{float(np.mean(means[-1])):.3e}")
+            if stop_below is not None and np.all(means[-1] <= stop_below) and r < rounds - 1:
+                stopped = True
+                break
+    return TrainResult(
+        params=params,
+        losses=np.concatenate(losses, axis=1),
+        round_losses=np.stack(means, axis=1),
+        eval_losses=np.stack(evals, axis=1) if evals else None,
+        steps_per_round=steps_per_round,
+        stopped_early=stopped,
+        state=s if stateful else None,
+    )
+
+
+def train(
+    make_model: Callable[[nnx.Rngs], nnx.Module],
+    loss_fn: Callable[[nnx.Module, Batch], Array],
+    data: Batch | Callable[[Array], Batch],
+    *,
+    steps: int,
+    seed: int | Sequence[int] = 0,
+    optimizer: optax.GradientTransformation | None = None,
+    stop_below: float | None = None,
+    progress: bool = True,
+) -> TrainResult:
+    """Train ``make_model(nnx.Rngs(...))`` for ``steps`` steps, once per seed (NNX adapter).
+
+    Seed ``s`` splits ``jax.random.key(s)`` into an initialisation key and a data key. ``data`` is a
+    fixed batch (full-batch training) or a function ``key -> batch`` called at step ``t`` with
+    ``fold_in(data_key, t)``. ``loss_fn(model, batch)`` returns a scalar. ``optimizer`` defaults to
+    ``optax.adam(1e-3)``. Only ``nnx.Param`` state is trained; other state (e.g. counters) is
+    carried along as the model updates it. The models are split with ``nnx.split`` and the loop is
+    :func:`train_params`. A single int seed gives results without a seed axis.
+    """
+    single = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
+    seeds = seed_list("seed", seed)
+    for s in seeds:
+        if s >= 2**32:
+            raise ValueError(f"seed must be < 2**32, got {s}")
+    tx = optax.adam(1e-3) if optimizer is None else optimizer
+    if not callable(make_model):
+        raise TypeError(f"make_model must be callable, got {type(make_model).__name__}")
+    sample = data if callable(data) else (lambda key: data)
+
+    def init(s: int):
+        init_key, data_key = jax.random.split(jax.random.key(s))
+        graphdef, params, rest = nnx.split(make_model(nnx.Rngs(init_key)), nnx.Param, ...)
+        return graphdef, (params, rest, data_key)
+
+    # Initialise seed by seed (eagerly, so a seed's model does not depend on the other seeds), then
+    # stack along a new leading axis.
+    graphdefs, states = zip(*(init(s) for s in seeds), strict=True)
+    graphdef = graphdefs[0]
+    if any(g != graphdef for g in graphdefs):
+        raise ValueError("make_model must build the same model structure for every seed")
+    params, rest, data_keys = jax.tree.map(lambda *leaves: jnp.stack(leaves), *states)
+
+    def loss(p, r, batch):
+        model = nnx.merge(graphdef, p, r)
+        value = loss_fn(model, batch)
+        return value, nnx.split(model, nnx.Param, ...)[2]
+
+    result = train_params(
+        loss,
+        params,
+        lambda key, t: sample(jax.random.fold_in(key, t)),
+        data_keys,
+        steps=steps,
+        optimizer=tx,
+        stop_below=stop_below,
+        state=rest,
+        progress=progress,
+        desc="train",
+    )
+    params, rest, losses = result.params, result.state, result.losses
+    round_losses = result.round_losses
+    if single:
+        params, rest = jax.tree.map(lambda a: a[0], (params, rest))
+        losses, round_losses = losses[0], round_losses[0]
+    return TrainResult(
+        params=params,
+        losses=losses,
+        round_losses=round_losses,
+        eval_losses=None,
+        steps_per_round=1,
+        stopped_early=result.stopped_early,
+        seeds=seeds,
+        graphdef=graphdef,
+        state=rest,
+    )

@@ -1,0 +1,1 @@
+"""Data sets the chapters read offline."""

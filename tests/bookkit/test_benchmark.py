@@ -1,0 +1,120 @@
+"""The timing harness on tiny shapes: every row present, times sane, every timed output checked."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lrnn_core.bookkit import benchmark
+from lrnn_core.bookkit.benchmark import NAMES, PEERS, format_table, run_benchmark
+from lrnn_core.core.scan import METHODS
+
+SHAPES = [(2, 33, 4), (1, 70, 3)]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return run_benchmark(SHAPES, repeats=2)
+
+
+def test_rows_for_every_method_and_peer(rows):
+    for shape in SHAPES:
+        names = [r["name"] for r in rows if r["shape"] == shape]
+        assert sorted(names) == sorted(NAMES)
+        assert set(METHODS) | set(PEERS) == set(NAMES)
+
+
+def test_times_positive_and_finite(rows):
+    for r in rows:
+        assert r["time_s"] is not None, r
+        assert math.isfinite(r["time_s"]) and r["time_s"] > 0
+        size = math.prod(r["shape"])
+        assert r["elements_per_s"] == pytest.approx(size / r["time_s"])
+        assert r["vs_numpy"] > 0 and r["vs_stream"] > 0
+    for r in rows:
+        if r["name"] == "numpy":
+            assert r["vs_numpy"] == 1.0
+        if r["name"] == "stream":
+            assert r["vs_stream"] == 1.0
+
+
+def test_every_timed_output_checked_against_numpy(rows):
+    for r in rows:
+        if r["name"] in ("numpy", "stream"):
+            assert r["rel_err"] is None
+        else:
+            assert r["rel_err"] is not None and r["rel_err"] <= benchmark.RTOL["complex64"], r
+
+
+def test_no_peak_bandwidth_on_cpu(rows):
+    if benchmark.peak_bandwidth_gbs() is None:
+        assert all(r["peak_fraction"] is None for r in rows)
+    assert benchmark.peak_bandwidth_gbs("NVIDIA H100 80GB HBM3") == 3350.0
+    assert benchmark.peak_bandwidth_gbs("NVIDIA H200") == 4800.0
+    assert benchmark.peak_bandwidth_gbs("NVIDIA A100-SXM4-40GB") == 1555.0
+    assert benchmark.peak_bandwidth_gbs("Some Future GPU") is None
+
+
+def test_wrong_output_is_caught(monkeypatch):
+    """The harness refuses to report a time for an output that disagrees with the NumPy loop."""
+    right = benchmark._plain_scan
+    monkeypatch.setattr(benchmark, "_plain_scan", lambda lam, u: right(lam, u) * 1.01)
+    with pytest.raises(AssertionError, match="lax.scan"):
+        run_benchmark([(1, 8, 2)], repeats=1, methods=["lax.scan"])
+
+
+def test_skipped_peers_have_a_reason():
+    rows = run_benchmark([(1, 16, 2)], repeats=1, methods=["sequential"], max_peer_elements=10)
+    by_name = {r["name"]: r for r in rows}
+    assert set(by_name) == {"numpy", "stream", "sequential"}
+    assert by_name["numpy"]["time_s"] is None and "skipped" in by_name["numpy"]["note"]
+    assert by_name["sequential"]["rel_err"] == 0.0  # checked against the sequential method
+    assert by_name["sequential"]["vs_numpy"] is None
+
+
+def test_unknown_name_rejected():
+    with pytest.raises(ValueError, match="methods must be one of"):
+        run_benchmark([(1, 4, 2)], methods=["fastest"])
+
+
+def test_format_table(rows):
+    table = format_table(rows)
+    lines = table.splitlines()
+    assert len(lines) == len(rows) + 2
+    assert lines[0].startswith("| shape")
+    assert "linear_scan(auto -> " in table
+
+
+def test_default_shapes_follow_scale(monkeypatch):
+    monkeypatch.setenv("LRNN_SCALE", "book")
+    book = benchmark.default_shapes()
+    assert (8, 4096, 256) in book and (64, 784, 512) in book
+    monkeypatch.setenv("LRNN_SCALE", "ci")
+    assert max(np.prod(s) for s in benchmark.default_shapes()) <= np.prod((8, 4096, 256))
+
+
+def test_command_line():
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "scan.py"
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--shapes",
+            "1x16x2",
+            "--repeats",
+            "1",
+            "--methods",
+            "auto,lfilter",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    assert out.startswith("device: ")
+    assert "linear_scan(auto" in out and "lfilter" in out and "stream" in out

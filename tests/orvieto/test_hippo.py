@@ -1,0 +1,82 @@
+"""HiPPO-LegS (Gu et al., 2020) against closed forms and a Gauss-Legendre reference."""
+
+import numpy as np
+import pytest
+
+from lrnn_core.orvieto.hippo import (
+    legendre_basis,
+    legendre_projection,
+    legs_matrices,
+    legs_reconstruct,
+    legs_states,
+)
+
+
+def test_legs_matrices_closed_form():
+    A, B = legs_matrices(4)
+    q = np.sqrt([1.0, 3.0, 5.0, 7.0])
+    expected = np.array(
+        [
+            [1, 0, 0, 0],
+            [q[1] * q[0], 2, 0, 0],
+            [q[2] * q[0], q[2] * q[1], 3, 0],
+            [q[3] * q[0], q[3] * q[1], q[3] * q[2], 4],
+        ]
+    )
+    np.testing.assert_allclose(A, expected, rtol=1e-15)
+    np.testing.assert_allclose(B, q, rtol=1e-15)
+
+
+def test_scaled_legendre_basis_is_orthonormal_in_the_limit():
+    G = legendre_basis(6, 4000)
+    # right-endpoint Riemann sum of int_0^1 g_m g_n: error ~ g_n(1)^2 / L = (2n+1) / L
+    np.testing.assert_allclose(G.T @ G / 4000, np.eye(6), atol=12 / 4000)
+
+
+def test_continuous_legs_is_exact_on_polynomials():
+    """The LegS ODE holds for the exact projections of f(s) = s^d (closed-form check of A and B).
+
+    Scaling gives c(t) = t^d c(1), so t c'(t) = d c(t), and t c' = -A c + B f(t) with f = t^d is
+    (A + d I) c(1) = B, where c(1) comes from Gauss-Legendre quadrature.
+    """
+    A, B = legs_matrices(8)
+    for d in range(5):
+        c1 = legendre_projection(lambda s, d=d: s**d, 1.0, 8)
+        np.testing.assert_allclose((A + d * np.eye(8)) @ c1, B, atol=1e-12)
+
+
+@pytest.mark.parametrize("L", [500, 2000])
+def test_discrete_state_recovers_polynomial_of_low_degree(L):
+    N = 8
+    p = np.polynomial.Polynomial([0.3, -1.0, 2.0, 0.5, -1.5])  # degree 4 < N
+    u = p(np.arange(1, L + 1) / L)
+    c = legs_states(u, N)
+    reference = legendre_projection(lambda s: p(s / L), L, N)
+    np.testing.assert_allclose(c, reference, atol=50 / L**2)
+    assert np.max(np.abs(c[5:])) < 50 / L**2  # degree-4 input: no coefficient beyond P_4
+    rel = np.linalg.norm(legs_reconstruct(c, L) - u) / np.linalg.norm(u)
+    assert rel < 50 / L**2
+
+
+def test_batched_states_match_single():
+    u = np.random.default_rng(0).standard_normal((50, 3))
+    c = legs_states(u, 5)
+    np.testing.assert_allclose(c[:, 1], legs_states(u[:, 1], 5), atol=1e-14)
+    np.testing.assert_allclose(
+        legs_reconstruct(c, 50)[:, 2], legs_reconstruct(c[:, 2], 50), atol=1e-14
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda: legs_matrices(0), ValueError),
+        (lambda: legs_matrices(2.0), TypeError),
+        (lambda: legs_states(np.array([1.0, np.inf]), 3), ValueError),
+        (lambda: legs_states(np.ones((2, 2, 2)), 3), ValueError),
+        (lambda: legs_reconstruct(np.ones(3), 0), ValueError),
+    ],
+)
+def test_bad_inputs_raise(call, error):
+    with pytest.raises(error):
+        call()

@@ -1,0 +1,212 @@
+"""Memorisation by a linear RNN: Orvieto et al. (ICML 2024) §3.1 (eq. 3-5, Prop. 1), App. C."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from lrnn_core.core.eigenvalues import ring_init, roots_of_unity
+from lrnn_core.orvieto.memorisation import (
+    PrefixInverse,
+    block_system,
+    prefix_errors,
+    reconstruct_blocks,
+    reconstruct_from_last_state,
+    rnn_states,
+    with_time,
+)
+
+
+@pytest.fixture(autouse=True)
+def float64():
+    with jax.enable_x64(True):
+        yield
+
+
+def ring(seed, n, r_min=0.99, r_max=1.0):
+    return np.asarray(ring_init(jax.random.key(seed), n, r_min, r_max))
+
+
+def scalar_states(lam, u):
+    """x_k = lam x_{k-1} + u_k for every channel (B = ones), by rnn_states."""
+    return np.asarray(
+        rnn_states(jnp.asarray(lam), jnp.ones((len(lam), 1)), jnp.asarray(u)[..., None])
+    )
+
+
+def test_rnn_states_match_a_python_loop_with_dense_B():
+    rng = np.random.default_rng(0)
+    lam, B, u = ring(0, 5), rng.normal(size=(5, 3)), rng.normal(size=(7, 3))
+    x, expected = np.zeros(5, complex), []
+    for u_k in u:
+        x = lam * x + B @ u_k
+        expected.append(x)
+    np.testing.assert_allclose(rnn_states(lam, B, u), np.array(expected), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("k", [1, 5, 17, 24])
+def test_prefix_inverse_equals_numpy_pinv(k):
+    """flip(R_k^{-1} Q_k^H x) is V_k^+ x (eq. 5) for every k, against numpy's SVD pseudo-inverse."""
+    L, lam = 24, ring(1, 40, 0.9)
+    x = np.random.default_rng(1).normal(size=40) + 1j * np.random.default_rng(2).normal(size=40)
+    expected = np.linalg.pinv(np.vander(lam, k)) @ x
+    np.testing.assert_allclose(PrefixInverse(lam, L).apply(k, x), expected, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("lam_kind", ["roots", "ring"])
+def test_all_prefixes_recover_the_input_at_every_step(lam_kind):
+    """Prop. 1 at every k: u_{1:k} = V_k^+ x_k with x_k from the recurrence."""
+    L = 48
+    lam = np.asarray(roots_of_unity(L)) if lam_kind == "roots" else ring(2, 2 * L, 0.999)
+    u = np.random.default_rng(3).normal(size=L)
+    out = PrefixInverse(lam, L).all_prefixes(scalar_states(lam, u))
+    for k in range(1, L + 1):
+        np.testing.assert_allclose(out[k - 1, :k], u[:k], atol=1e-11)
+        assert np.all(out[k - 1, k:] == 0)
+
+
+def test_identity_residual_is_rounding_for_injective_maps():
+    lam = ring(3, 64, 0.999)
+    inverse = PrefixInverse(lam, 32)
+    for k in (1, 16, 32):
+        V = np.vander(lam, k)
+        expected = np.abs(np.linalg.pinv(V) @ V - np.eye(k)).max()
+        assert inverse.identity_residual(k) == pytest.approx(expected, abs=1e-12)
+        assert inverse.identity_residual(k) < 1e-12
+
+
+def test_singular_values_bound_every_prefix():
+    lam, L = ring(8, 30, 0.5), 20
+    s = PrefixInverse(lam, L).singular_values()
+    np.testing.assert_allclose(s, np.linalg.svd(np.vander(lam, L), compute_uv=False), rtol=1e-10)
+    for k in (1, 7, 19):
+        s_k = np.linalg.svd(np.vander(lam, k), compute_uv=False)
+        assert s_k[-1] >= s[-1] * (1 - 1e-12) and s_k[0] <= s[0] * (1 + 1e-12)
+
+
+def test_prefix_inverse_refuses_non_injective_settings():
+    with pytest.raises(ValueError, match="fewer than L"):
+        PrefixInverse(roots_of_unity(8), 9)
+    with pytest.raises(ValueError, match="rank-deficient"):
+        PrefixInverse(np.array([0.5, 0.5, 0.2]), 3)
+    inverse = PrefixInverse(roots_of_unity(8), 8)
+    with pytest.raises(ValueError, match="k must be <= L = 8"):
+        inverse.apply(9, np.ones(8))
+    with pytest.raises(ValueError, match="x_k must have shape"):
+        inverse.apply(2, np.ones(3))
+    with pytest.raises(ValueError, match="states must have shape"):
+        inverse.all_prefixes(np.ones((7, 8)))
+    with pytest.raises(ValueError, match="lam contains non-finite"):
+        PrefixInverse([0.5, np.nan], 2)
+    with pytest.raises(TypeError, match="lam must be a float or complex array"):
+        PrefixInverse(["a", "b"], 2)
+
+
+def test_time_counter_is_exact():
+    """§3.1.1: u_k = (1, v_k), lambda_0 = 1, B = ((1,0,..,0),(0,1,..,1))^T: x_{k,0} = k exactly."""
+    L, lam = 1000, ring(4, 6, 0.5)
+    full_lam, B = block_system([lam], time_counter=True)
+    np.testing.assert_array_equal(B, np.r_[[[1.0, 0.0]], np.c_[np.zeros(6), np.ones(6)]])
+    assert full_lam[0] == 1
+    v = np.random.default_rng(4).normal(size=L)
+    x = np.asarray(rnn_states(full_lam, B, with_time(v)))
+    np.testing.assert_array_equal(x[:, 0], np.arange(1, L + 1))
+    # the other states are untouched by the counter: they are the B = ones states of v
+    np.testing.assert_allclose(x[:, 1:], scalar_states(lam, v), atol=1e-12)
+
+
+def test_with_time():
+    np.testing.assert_array_equal(with_time([2.0, 3.0]), [[1, 2], [1, 3]])
+    np.testing.assert_array_equal(with_time(np.zeros((2, 3))), np.c_[np.ones(2), np.zeros((2, 3))])
+    with pytest.raises(ValueError, match="v must have shape"):
+        with_time(np.zeros((2, 2, 2)))
+
+
+@pytest.mark.parametrize("time_counter", [False, True])
+def test_block_system_stores_each_channel_separately(time_counter):
+    """App. C: with the block B, block j of x_k is V_{k,j} v_{j,1:k}; each channel comes back."""
+    L, M = 30, 3
+    lams = [
+        np.asarray(roots_of_unity(L)),
+        ring(5, 2 * L, 0.999),
+        0.999 * np.asarray(roots_of_unity(L + 5)),
+    ]
+    lam, B = block_system(lams, time_counter=time_counter)
+    assert lam.shape == (int(time_counter) + sum(map(len, lams)),) and B.shape == (
+        lam.size,
+        M + time_counter,
+    )
+    v = np.random.default_rng(5).normal(size=(L, M))
+    x = np.asarray(rnn_states(lam, B, with_time(v) if time_counter else v))
+    blocks = np.split(x[-1, int(time_counter) :], np.cumsum([len(b) for b in lams])[:-1])
+    for j in range(M):
+        np.testing.assert_allclose(blocks[j], np.vander(lams[j], L) @ v[:, j], atol=1e-10)
+    np.testing.assert_allclose(
+        reconstruct_blocks(lams, x[-1], L, time_counter=time_counter), v.T, atol=1e-9
+    )
+    np.testing.assert_allclose(
+        reconstruct_blocks(lams, x[9], 10, time_counter=time_counter), v[:10].T, atol=1e-9
+    )
+
+
+def test_reconstruct_blocks_checks_sizes():
+    with pytest.raises(ValueError, match=r"x_k must have shape \(5\)"):
+        reconstruct_blocks([np.ones(2), np.ones(3)], np.ones(4), 2)
+    with pytest.raises(ValueError, match="lams must be a non-empty"):
+        block_system([])
+
+
+def test_reconstruct_from_last_state():
+    """Exact for N >= L with roots of unity; the minimum-norm solution (numpy lstsq) for N < L."""
+    u = np.random.default_rng(6).uniform(size=(2, 40))
+    np.testing.assert_allclose(reconstruct_from_last_state(roots_of_unity(40), u), u, atol=1e-12)
+    lam = ring(7, 16, 0.9)
+    expected = np.linalg.lstsq(np.vander(lam, 40), np.vander(lam, 40) @ u[0], rcond=None)[0].real
+    np.testing.assert_allclose(reconstruct_from_last_state(lam, u[0]), expected, atol=1e-9)
+    assert np.abs(expected - u[0]).max() > 0.05  # N < L: not injective, the input is lost
+    with pytest.raises(TypeError, match="u must be real"):
+        reconstruct_from_last_state(lam, u + 1j)
+
+
+def test_reconstruct_from_last_state_uses_the_recurrence_state():
+    """x_L = V_L u (eq. 4) is the last state of the recurrence: same result as V_L^+ applied to the
+    state from rnn_states, for a batch."""
+    u = np.random.default_rng(8).normal(size=(3, 24))
+    lam = ring(9, 20, 0.95)
+    x_L = scalar_states(lam, u)[:, -1]  # (3, N) from the scan
+    expected = (np.linalg.pinv(np.vander(lam, 24)) @ x_L.T).real.T
+    np.testing.assert_allclose(reconstruct_from_last_state(lam, u), expected, atol=1e-10)
+
+
+def test_reconstruct_from_last_state_real_input_is_the_real_least_squares_solution():
+    """real_input=True: [Re V; Im V] u = [Re x; Im x], 2N real equations (N=16 recovers L=32)."""
+    L, N = 32, 16
+    lam = np.asarray(ring_init(jax.random.key(10), N, 0.95, 1.0, max_phase=np.pi))
+    u = np.random.default_rng(9).normal(size=(2, L))
+    V = np.vander(lam, L)
+    x = V @ u.T
+    expected = np.linalg.lstsq(np.r_[V.real, V.imag], np.r_[x.real, x.imag], rcond=None)[0].T
+    got = reconstruct_from_last_state(lam, u, real_input=True)
+    np.testing.assert_allclose(got, expected, atol=1e-10)
+    np.testing.assert_allclose(got, u, atol=1e-7)  # N complex states hold 2N real inputs
+    assert np.abs(reconstruct_from_last_state(lam, u) - u).max() > 0.1  # complex min-norm: lost
+
+
+def test_rnn_states_checks_shapes():
+    with pytest.raises(ValueError, match="B must have shape"):
+        rnn_states(np.ones(3), np.ones((3, 2)), np.ones((5, 1)))
+
+
+def test_prefix_errors_against_a_loop_of_numpy_pinv():
+    L = 12
+    lam = ring(11, 2 * L, 0.9)
+    u = np.random.default_rng(12).normal(size=L)
+    err, inverse = prefix_errors(lam, u)
+    x = scalar_states(lam, u)
+    for k in (1, 5, L):
+        u_hat = np.linalg.pinv(np.vander(lam, k)) @ x[k - 1]
+        expected = np.linalg.norm(u_hat - u[:k]) / np.linalg.norm(u[:k])
+        assert err[k - 1] == pytest.approx(expected, abs=1e-13)
+    assert err.max() < 1e-10 and inverse.L == L
+    err_zero, _ = prefix_errors(lam, np.r_[0.0, u[1:]])
+    assert np.isnan(err_zero[0]) and np.all(np.isfinite(err_zero[1:]))

@@ -1,0 +1,129 @@
+"""Tests of lrnn_core.wang_li_li.classification on numbers: NumPy references for the data, logits
+and loss; the same start for all parameterisations; training lowers the loss; seeds are independent
+of each other."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from lrnn_core.wang_li_li.classification import (
+    MNIST_MEAN,
+    MNIST_STD,
+    SequenceData,
+    classifier_logits,
+    compare_parameterisations,
+    evaluate,
+    initial_classifiers,
+    pixel_sequences,
+    same_start,
+    train_classifier,
+)
+from lrnn_core.wang_li_li.ctrnn import PARAMETERISATIONS, recurrent_weight
+
+
+def _numpy_logits(params, x, dt):
+    """Euler CTRNN h <- h + dt tanh(lam h + U x_k + b), logits = c^T h_T, by a plain loop."""
+    lam = np.asarray(params.raw, np.float64)
+    u, b, c = (np.asarray(a, np.float64) for a in (params.B, params.b, params.C.T))
+    h = np.zeros(lam.shape)
+    for xk in np.asarray(x, np.float64):
+        h = h + dt * np.tanh(lam * h + u @ xk + b)
+    return h @ c
+
+
+def _toy_data(n, T=12, seed=0):
+    """Two classes: the sign of the mean of a noisy constant sequence."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, n)
+    x = (2 * labels - 1)[:, None, None] * 0.5 + rng.normal(0, 0.5, (n, T, 1))
+    return SequenceData(jnp.asarray(x, jnp.float32), jnp.asarray(labels, jnp.int32))
+
+
+def test_pixel_sequences_block_mean_and_standardisation():
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (3, 28, 28), dtype=np.uint8)
+    seq = pixel_sequences(images, side=14)
+    assert seq.shape == (3, 196, 1) and seq.dtype == np.float32
+    block = images[1, 4:6, 10:12].astype(float).mean() / 255  # pixel (2, 5) of the 14 x 14 image
+    np.testing.assert_allclose(seq[1, 2 * 14 + 5, 0], (block - MNIST_MEAN) / MNIST_STD, rtol=1e-6)
+    full = pixel_sequences(images)
+    np.testing.assert_allclose(
+        full[2, 28 * 7 + 3, 0], (images[2, 7, 3] / 255 - MNIST_MEAN) / MNIST_STD, rtol=1e-6
+    )
+
+
+def test_pixel_sequences_rejects_bad_input():
+    with pytest.raises(ValueError, match="side"):
+        pixel_sequences(np.zeros((1, 28, 28), np.uint8), side=5)
+    with pytest.raises(ValueError, match="images"):
+        pixel_sequences(np.zeros((1, 27, 28), np.uint8))
+
+
+def test_logits_match_numpy_loop():
+    params = jax.tree.map(lambda a: a[0], initial_classifiers([3], 5, M=2, n_classes=4))
+    x = np.random.default_rng(1).normal(size=(9, 2)).astype(np.float32)
+    ours = classifier_logits(params, x, parameterisation="direct", dt=0.5)
+    np.testing.assert_allclose(ours, _numpy_logits(params, x, 0.5), rtol=1e-5, atol=1e-6)
+
+
+def test_same_start_gives_the_same_function():
+    direct = initial_classifiers([0, 1], 8, n_classes=3)
+    x = np.random.default_rng(2).normal(size=(2, 4, 30, 1)).astype(np.float32)
+    ref = jax.vmap(lambda p, xs: classifier_logits(p, xs, parameterisation="direct"))(direct, x)
+    for p in PARAMETERISATIONS:
+        start = same_start(direct, p)
+        np.testing.assert_allclose(recurrent_weight(start.raw, p), direct.raw, rtol=1e-5)
+        out = jax.vmap(lambda q, xs, p=p: classifier_logits(q, xs, parameterisation=p))(start, x)
+        np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-6)
+
+
+def test_evaluate_matches_numpy_cross_entropy_and_accuracy():
+    params = jax.tree.map(lambda a: a[0], initial_classifiers([0], 6, n_classes=2))
+    params = params._replace(C=10 * params.C)
+    data = _toy_data(50)
+    loss, acc = evaluate(params, data, parameterisation="direct", chunk=16)
+    logits = np.stack([_numpy_logits(params, x, 1.0) for x in np.asarray(data.u)])
+    labels = np.asarray(data.labels)
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    np.testing.assert_allclose(loss, -logp[np.arange(50), labels].mean(), rtol=1e-5)
+    assert acc == pytest.approx(np.mean(logits.argmax(1) == labels))
+
+
+def test_training_lowers_the_loss_and_seeds_are_independent():
+    train, test = _toy_data(512, seed=0), _toy_data(256, seed=1)
+    kwargs = dict(
+        N=8,
+        epochs=3,
+        batch_size=64,
+        learning_rate=0.02,
+        n_classes=2,
+        progress=False,
+        parameterisations=("exp",),
+    )
+    both = compare_parameterisations(train, test, seeds=[0, 1], **kwargs)["exp"]
+    one = compare_parameterisations(train, test, seeds=[1], **kwargs)["exp"]
+    assert both.train_loss.shape == (2, 3 * 8)
+    assert np.all(both.train_loss[:, -8:].mean(1) < 0.7 * both.train_loss[:, :2].mean(1))
+    assert np.all(both.test_accuracy > 0.9)
+    np.testing.assert_allclose(one.train_loss[0], both.train_loss[1], rtol=1e-4)
+    np.testing.assert_allclose(one.test_accuracy[0], both.test_accuracy[1])
+
+
+def test_train_classifier_rejects_bad_arguments():
+    data = _toy_data(64)
+    init = initial_classifiers([0], 4, n_classes=2)
+    with pytest.raises(ValueError, match="parameterisation"):
+        train_classifier(init, data, data, parameterisation="cayley", seeds=[0], epochs=1)
+    with pytest.raises(ValueError, match="stacked"):
+        train_classifier(init, data, data, parameterisation="direct", seeds=[0, 1], epochs=1)
+    bad = SequenceData(data.u, data.labels.at[0].set(5))
+    with pytest.raises(ValueError, match="labels"):
+        train_classifier(init, bad, data, parameterisation="direct", seeds=[0], epochs=1)
+    with pytest.raises(ValueError, match="batch_size"):
+        train_classifier(
+            init, data, data, parameterisation="direct", seeds=[0], epochs=1, batch_size=100
+        )
+    nan = SequenceData(data.u.at[0, 0, 0].set(jnp.nan), data.labels)
+    with pytest.raises(ValueError, match="non-finite"):
+        evaluate(jax.tree.map(lambda a: a[0], init), nan, parameterisation="direct")

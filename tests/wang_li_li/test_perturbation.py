@@ -1,0 +1,226 @@
+"""perturbation: sup-norm of the noise, beta = 0, monotonicity in draws, agreement with a NumPy
+loop."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, init_ctrnn
+from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
+from lrnn_core.wang_li_li.perturbation import (
+    kernel_perturbation_error,
+    lru_perturbed_modulus,
+    output_perturbation_error,
+    perturb,
+    perturbation_error,
+    perturbed_losses,
+)
+
+
+def quadratic_loss(params):
+    return jnp.sum(params["a"] ** 2) + jnp.sum((params["b"] - 1.0) ** 2)
+
+
+PARAMS = {"a": jnp.array([0.3, -0.2, 0.1]), "b": jnp.ones((2, 2))}
+
+
+def test_each_leaf_is_moved_by_exactly_beta_in_sup_norm():
+    moved = perturb(PARAMS, 0.25, jax.random.key(0))
+    for name in PARAMS:
+        shift = np.abs(np.asarray(moved[name] - PARAMS[name])).max()
+        np.testing.assert_allclose(shift, 0.25, rtol=1e-6)
+
+
+def test_beta_zero_is_the_unperturbed_loss():
+    errors = perturbation_error(
+        quadratic_loss, PARAMS, [0.0, 0.1], key=jax.random.key(1), draws=5, perturbed="all"
+    )
+    np.testing.assert_allclose(errors[0], float(quadratic_loss(PARAMS)), rtol=1e-6)
+    assert errors[1] > errors[0]
+
+
+def test_non_decreasing_in_draws_and_same_directions_across_betas():
+    betas = [0.01, 0.05, 0.2]
+    previous = np.zeros(3)
+    for draws in (1, 2, 5, 10):
+        errors = perturbation_error(
+            quadratic_loss, PARAMS, betas, key=jax.random.key(2), draws=draws, perturbed="all"
+        )
+        assert np.all(errors >= previous - 1e-7)
+        previous = errors
+    table = perturbed_losses(
+        quadratic_loss, PARAMS, betas, key=jax.random.key(2), draws=4, perturbed="all"
+    )
+    first_four = perturbed_losses(
+        quadratic_loss, PARAMS, betas, key=jax.random.key(2), draws=10, perturbed="all"
+    )[:, :4]
+    np.testing.assert_allclose(table, first_four, rtol=1e-6)
+
+
+def test_matches_numpy_loop_for_a_linear_model():
+    """The perturbed loss of a scalar model y = w x equals the loss at w + beta * sign(n)."""
+    x = np.linspace(-1, 1, 11)
+    params = {"w": jnp.array([2.0])}
+
+    def loss(p):
+        return jnp.mean((p["w"][0] * x - 1.5 * x) ** 2)
+
+    errors = perturbation_error(
+        loss, params, [0.0, 0.1, 0.3], key=jax.random.key(3), draws=8, perturbed="all"
+    )
+    # a one-element tensor rescaled to sup-norm beta is +-beta; the worst draw moves w away from 1.5
+    expected = [np.mean((w - 1.5) ** 2 * x**2) for w in (2.0, 2.1, 2.3)]
+    np.testing.assert_allclose(errors, expected, rtol=1e-5)
+
+
+def test_unstable_perturbation_gives_inf_and_running_max():
+    def loss(p):
+        return jnp.exp(1000.0 * p["w"][0])
+
+    errors = perturbation_error(
+        loss, {"w": jnp.array([0.0])}, [0.5, 0.0], key=jax.random.key(4), draws=4, perturbed="all"
+    )
+    assert errors[0] == np.inf and errors[1] == 1.0
+
+    def bumpy(p):
+        return jnp.where(jnp.abs(p["w"][0]) < 0.15, 1.0 + jnp.abs(p["w"][0]), 0.0)
+
+    plain = perturbation_error(
+        bumpy,
+        {"w": jnp.array([0.0])},
+        [0.0, 0.1, 0.2],
+        key=jax.random.key(5),
+        draws=2,
+        perturbed="all",
+    )
+    running = perturbation_error(
+        bumpy,
+        {"w": jnp.array([0.0])},
+        [0.0, 0.1, 0.2],
+        key=jax.random.key(5),
+        draws=2,
+        perturbed="all",
+        running_max=True,
+    )
+    np.testing.assert_allclose(plain, [1.0, 1.1, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(running, [1.0, 1.1, 1.1], rtol=1e-6)
+
+
+def test_works_on_ctrnn_pytrees():
+    params = CTRNN(jnp.array([-1.0]), jnp.ones((1, 1)), jnp.zeros(1), jnp.ones((1, 1)))
+    errors = perturbation_error(
+        lambda p: jnp.sum(p.raw**2),
+        params,
+        [0.0, 0.5],
+        key=jax.random.key(6),
+        draws=6,
+        perturbed="all",
+    )
+    np.testing.assert_allclose(errors, [1.0, 2.25], rtol=1e-5)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="betas must be >= 0"):
+        perturbation_error(quadratic_loss, PARAMS, [-0.1], key=jax.random.key(0), perturbed="all")
+    with pytest.raises(ValueError, match="betas contains non-finite"):
+        perturbation_error(quadratic_loss, PARAMS, [np.nan], key=jax.random.key(0), perturbed="all")
+    with pytest.raises(ValueError, match="draws"):
+        perturbation_error(
+            quadratic_loss, PARAMS, [0.1], key=jax.random.key(0), draws=0, perturbed="all"
+        )
+    with pytest.raises(ValueError, match="1-D"):
+        perturbation_error(quadratic_loss, PARAMS, [[0.1]], key=jax.random.key(0), perturbed="all")
+
+
+def test_bias_rule_freezes_only_the_bias_and_keeps_the_other_noise():
+    """'all' (the paper's and the authors' protocol) moves b; 'all_but_bias' leaves it and gives
+    every other tensor the very same noise."""
+    params = CTRNN(-jnp.ones(3), jnp.ones((3, 1)), jnp.full(3, 0.5), jnp.ones((1, 3)))
+    moved = perturb(params, 0.1, jax.random.key(7), perturbed="all")
+    frozen = perturb(params, 0.1, jax.random.key(7), perturbed="all_but_bias")
+    np.testing.assert_array_equal(frozen.b, params.b)
+    np.testing.assert_allclose(np.abs(np.asarray(moved.b - params.b)).max(), 0.1, rtol=1e-6)
+    for field in ("raw", "B", "C"):
+        np.testing.assert_array_equal(getattr(frozen, field), getattr(moved, field))
+    with pytest.raises(ValueError, match="perturbed"):
+        perturb(PARAMS_NO_BIAS, 0.1, jax.random.key(0), perturbed="all_but_bias")
+    with pytest.raises(ValueError, match="perturbed must be one of"):
+        perturb(params, 0.1, jax.random.key(0), perturbed="weights")
+
+
+PARAMS_NO_BIAS = {"a": jnp.ones(2)}
+
+
+def test_kernel_and_output_errors_equal_the_generic_protocol():
+    """The two named losses are perturbation_error of the kernel MSE and of the output MSE."""
+    t = np.linspace(0.0, 20.0, 201)
+    rho = np.exp(-0.5 * t)
+    with jax.enable_x64(True):
+        params = fit_linear_rnn(rho, t, 4, rate=0.25)
+        got = kernel_perturbation_error(
+            params, rho, t, [0.0, 0.01], key=jax.random.key(0), draws=4, perturbed="all"
+        )
+        want = perturbation_error(
+            lambda p: kernel_loss(p, rho, t),
+            params,
+            [0.0, 0.01],
+            key=jax.random.key(0),
+            draws=4,
+            perturbed="all",
+        )
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert got[0] < 1e-20 < got[1]  # exact fit: rate 0.5 is on the grid
+
+    ctrnn = init_ctrnn(jax.random.key(1), 3)
+    u = jax.random.normal(jax.random.key(2), (5, 12, 1))
+    y = jnp.zeros((5, 12, 1))
+    got = output_perturbation_error(
+        ctrnn,
+        u,
+        y,
+        [0.0, 0.05],
+        key=jax.random.key(3),
+        draws=3,
+        activation="tanh",
+        perturbed="all_but_bias",
+    )
+    plain = np.mean(np.asarray(ctrnn_outputs(ctrnn, u, activation="tanh")) ** 2)
+    np.testing.assert_allclose(got[0], plain, rtol=1e-5)
+    losses = [
+        np.mean(
+            np.asarray(
+                ctrnn_outputs(
+                    perturb(
+                        ctrnn,
+                        0.05,
+                        jax.random.fold_in(jax.random.key(3), i),
+                        perturbed="all_but_bias",
+                    ),
+                    u,
+                    activation="tanh",
+                )
+            )
+            ** 2
+        )
+        for i in range(3)
+    ]
+    np.testing.assert_allclose(got[1], max(losses), rtol=1e-5)
+
+
+def test_lru_perturbed_modulus_matches_a_loop_and_stays_in_the_disk():
+    nu_log = jnp.log(-jnp.log(jnp.array([0.99, 0.995])))
+    theta_log = jnp.log(jnp.array([0.5, 1.0]))
+    lam = np.exp(-np.exp(np.asarray(nu_log)) + 1j * np.exp(np.asarray(theta_log)))
+    worst = 0.0
+    for d in range(3):
+        re, im = perturb(
+            (jnp.asarray(lam.real), jnp.asarray(lam.imag)), 0.05, jax.random.key(7 + d)
+        )
+        worst = max(worst, float(np.abs(np.asarray(re) + 1j * np.asarray(im)).max()))
+    got = lru_perturbed_modulus(nu_log, theta_log, 0.05, coords="direct", draws=3, first_seed=7)
+    np.testing.assert_allclose(got, worst, rtol=1e-6)
+    assert got > 1.0  # 0.05 > 1 - 0.995: the direct coordinates leave the disk
+    assert lru_perturbed_modulus(nu_log, theta_log, 0.5, coords="lru", draws=5) < 1.0

@@ -1,0 +1,71 @@
+"""The synthetic repeated-token sentiment task (substitute for WLL App. B, Figs 5-6)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+from flax import nnx
+
+from lrnn_core.core.train import train
+from lrnn_core.wang_li_li.sentiment import (
+    POLARITY,
+    VOCAB,
+    LSTMClassifier,
+    bce_loss,
+    repeated_word_scores,
+    synthetic_reviews,
+)
+
+
+def test_reviews_labels_follow_the_summed_polarity():
+    tokens, labels = synthetic_reviews(jax.random.key(0), 500, 20, p_polar=0.2)
+    tokens, labels = np.asarray(tokens), np.asarray(labels)
+    assert tokens.shape == (500, 20) and tokens.min() >= 0 and tokens.max() < len(VOCAB)
+    total = np.asarray(POLARITY)[tokens].sum(-1)
+    np.testing.assert_array_equal(labels, np.where(total > 0, 1.0, np.where(total < 0, 0.0, 0.5)))
+    polar_share = np.isin(tokens, [0, 1, 2, 3]).mean()
+    assert abs(polar_share - 0.2) < 0.02
+    assert 0.2 < labels.mean() < 0.8
+    with pytest.raises(ValueError, match="p_polar"):
+        synthetic_reviews(jax.random.key(0), 5, 5, p_polar=0.0)
+
+
+def test_classifier_is_causal_and_scores_a_single_review():
+    model = LSTMClassifier(rngs=nnx.Rngs(0))
+    tokens, _ = synthetic_reviews(jax.random.key(1), 3, 12)
+    logits = np.asarray(model(tokens))
+    assert logits.shape == (3, 12)
+    np.testing.assert_allclose(
+        np.asarray(model(tokens[:, :5])), logits[:, :5], rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(np.asarray(model(tokens[1])), logits[1], rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="integer"):
+        model(jnp.ones((2, 3)))
+
+
+def test_repeated_word_scores_match_the_float32_model_and_are_float64():
+    model = LSTMClassifier(rngs=nnx.Rngs(2))
+    s = repeated_word_scores(model, "good", 30)
+    assert s.dtype == np.float64 and s.shape == (30,)
+    ref = np.asarray(jax.nn.sigmoid(model(jnp.full((1, 30), VOCAB.index("good")))[0]))
+    np.testing.assert_allclose(s, ref, rtol=1e-5, atol=1e-6)
+    assert model.head.kernel[...].dtype == jnp.float32  # the model itself is left alone
+    with pytest.raises(ValueError, match="word must be one of"):
+        repeated_word_scores(model, "meh", 5)
+
+
+def test_training_learns_the_polarity():
+    res = train(
+        lambda rngs: LSTMClassifier(rngs=rngs),
+        bce_loss,
+        lambda key: synthetic_reviews(key, 64, 16),
+        steps=150,
+        seed=0,
+        optimizer=optax.adam(1e-2),
+        progress=False,
+    )
+    assert res.losses[-10:].mean() < 0.5 * res.losses[:10].mean()
+    model = res.model()
+    assert repeated_word_scores(model, "good", 10)[-1] > 0.9
+    assert repeated_word_scores(model, "awful", 10)[-1] < 0.1
