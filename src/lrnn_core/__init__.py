@@ -32,6 +32,7 @@ Array arguments are annotated with their dimensions in these letters (``jaxtypin
 """
 
 from lrnn_core.bookkit.scale import by_scale, current_scale
+from lrnn_core.bookkit.seeds import current_seed, rng_key, run_seed, seeds
 from lrnn_core.core.eigenvalues import (
     lru_eigenvalues,
     lru_params,
@@ -53,6 +54,7 @@ __all__ = [
     "by_scale",
     "condition_number",
     "current_scale",
+    "current_seed",
     "linear_scan",
     "lru_eigenvalues",
     "lru_params",
@@ -61,7 +63,10 @@ __all__ = [
     "real_init",
     "reconstruct",
     "ring_init",
+    "rng_key",
     "roots_of_unity",
+    "run_seed",
+    "seeds",
     "singular_values",
     "train",
     "vandermonde",

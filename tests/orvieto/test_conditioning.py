@@ -14,11 +14,13 @@ from lrnn_core.orvieto.conditioning import (
     error_by_timestamp,
     error_grid,
     formed_gram_condition,
+    formed_gram_tolerance,
     law_eigenvalues,
     nested_ring_eigenvalues,
     norms_from_singular_values,
     recent_horizon,
     ring_eigenvalues,
+    ring_frobenius_moments,
     vandermonde_gram_condition,
     vandermonde_norms,
 )
@@ -276,3 +278,41 @@ def test_recent_horizon_counts_the_trailing_run_below_tol():
     assert recent_horizon([1e-9, 1e-9], tol=1e-6) == 2
     assert recent_horizon([1e-9, 1.0], tol=1e-6) == 0
     assert recent_horizon([1e-9, np.nan], tol=1e-6) == 0  # NaN is not recovered
+
+
+def test_ring_frobenius_moments_closed_forms():
+    # the disc (r_min = 0): E ||V||_F^2 = N * H_L (E U^j = 1 / (j + 1))
+    mean, _ = ring_frobenius_moments(256, 128, 0.0)
+    np.testing.assert_allclose(mean, 256 * np.sum(1.0 / np.arange(1, 129)), rtol=1e-14)
+    # L = 2: S = 1 + U, U ~ U(0, 1): E S = 3/2, Var S = 1/12, times N = 3 rows
+    mean, var = ring_frobenius_moments(3, 2, 0.0)
+    np.testing.assert_allclose((mean, var), (4.5, 0.25), rtol=1e-12)
+    # a circle of radius r: deterministic, N * sum_j r^(2j)
+    mean, var = ring_frobenius_moments(2, 5, 0.5, 0.5)
+    np.testing.assert_allclose(mean, 2 * np.sum(0.25 ** np.arange(5)), rtol=1e-14)
+    assert var == 0.0
+
+
+def test_ring_frobenius_moments_match_the_sampled_ring_law():
+    N, L, r_min, draws = 8, 6, 0.5, 2000
+    sq = np.array(
+        [np.sum(np.abs(vandermonde64(ring_eigenvalues(s, N, r_min), L)) ** 2) for s in range(draws)]
+    )
+    mean, var = ring_frobenius_moments(N, L, r_min)
+    assert abs(sq.mean() - mean) <= 4 * np.sqrt(var / draws)  # 4 standard errors
+    # sample variance of 2000 draws: relative standard error ~ sqrt(2 / 2000) ~ 3 %
+    np.testing.assert_allclose(sq.var(), var, rtol=0.15)
+
+
+def test_formed_gram_tolerance_numbers_and_cover_a_known_condition_number():
+    u = EPS / 2
+    gamma = 10 * u / (1 - 10 * u)
+    d_max = 3 * gamma * 10
+    expected = (d_max * 100 + d_max) / (1 - d_max * 100) + 2 * 10 * EPS * 10
+    np.testing.assert_allclose(formed_gram_tolerance(100.0, 10, 10), expected, rtol=1e-12)
+    assert formed_gram_tolerance(1e14, 10, 10) == np.inf  # beyond Weyl's reach
+    # scaled roots of unity: cond(V^H V) = r^(-2(n-1)) exactly
+    n, r = 12, 0.7
+    true = r ** (-2.0 * (n - 1))
+    formed = formed_gram_condition(scaled_roots(r, n), n)
+    assert abs(formed / true - 1) <= formed_gram_tolerance(true, n, n)

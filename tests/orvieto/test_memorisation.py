@@ -210,3 +210,25 @@ def test_prefix_errors_against_a_loop_of_numpy_pinv():
     assert err.max() < 1e-10 and inverse.L == L
     err_zero, _ = prefix_errors(lam, np.r_[0.0, u[1:]])
     assert np.isnan(err_zero[0]) and np.all(np.isfinite(err_zero[1:]))
+
+
+def test_reconstruct_from_last_state_merges_repeated_eigenvalues():
+    """N copies of one real eigenvalue (outside Prop. 1) read back what the distinct set reads."""
+    rng = np.random.default_rng(5)
+    u = rng.normal(size=(3, 40))
+    lam = np.array([0.5, 0.9, -0.3])
+    repeated = np.repeat(lam, [4, 1, 7])[np.random.default_rng(6).permutation(12)]
+    _, first = np.unique(repeated, return_index=True)
+    distinct = repeated[np.sort(first)]
+    np.testing.assert_array_equal(
+        reconstruct_from_last_state(repeated, u), reconstruct_from_last_state(distinct, u)
+    )
+    one = reconstruct_from_last_state(np.full(784, 0.999), u[0])
+    # rank 1: the minimum-norm input with the right state is u's projection on (0.999^(L-1..0))
+    w = 0.999 ** np.arange(39, -1, -1)
+    np.testing.assert_allclose(
+        reconstruct_from_last_state(np.full(784, 0.999), u[:, :40]),
+        np.outer(u @ w / (w @ w), w),
+        atol=1e-12,
+    )
+    assert one.shape == (40,)

@@ -42,6 +42,7 @@ from lrnn_core.core.validate import (
     seed_list,
 )
 from lrnn_core.core.vandermonde import (
+    EPS,
     cutoff,
     gram_condition,
     singular_values,
@@ -57,11 +58,13 @@ __all__ = [
     "error_by_timestamp",
     "error_grid",
     "formed_gram_condition",
+    "formed_gram_tolerance",
     "law_eigenvalues",
     "nested_ring_eigenvalues",
     "norms_from_singular_values",
     "recent_horizon",
     "ring_eigenvalues",
+    "ring_frobenius_moments",
     "vandermonde_gram_condition",
     "vandermonde_norms",
 ]
@@ -180,6 +183,58 @@ def formed_gram_condition(lam: Num[ArrayLike, " N"], L: int) -> float:
     of Fig. 7b, kept to show its saturation (module docstring), also for ``N < L`` (exact: inf)."""
     V = vandermonde64(lam, L)
     return float(np.linalg.cond(V.conj().T @ V))
+
+
+def ring_frobenius_moments(N: int, L: int, r_min: float, r_max: float = 1.0) -> tuple[float, float]:
+    """Exact mean and variance of ``||V_L||_F^2`` under the ring law of :func:`ring_eigenvalues`.
+
+    Orvieto et al., Fig. 2 (``V_L`` of eq. 4 with ``N`` i.i.d. eigenvalues uniform in area on
+    ``T[r_min, r_max]``): ``||V_L||_F^2 = sum_i S_i`` with ``S_i = sum_{j<L} U_i^j`` and
+    ``U_i = |lam_i|^2 ~ Uniform(r_min^2, r_max^2)``. With ``E U^m = (b^{m+1} - a^{m+1}) /
+    ((m+1)(b-a))`` (``a = r_min^2``, ``b = r_max^2``; ``a^m`` when ``a = b``), ``E S = sum_j E U^j``
+    and ``E S^2 = sum_m c_m E U^m`` over ``m = j + k`` with ``c_m = min(m, 2L-2-m) + 1`` pairs; the
+    rows are i.i.d., so the mean is ``N E S`` and the variance ``N (E S^2 - (E S)^2)``.
+    """
+    N = positive_int("N", N)
+    L = positive_int("L", L)
+    r_max = real_number("r_max", r_max, low=0.0)
+    r_min = real_number("r_min", r_min, low=0.0, high=r_max)
+    a, b = r_min**2, r_max**2
+    m = np.arange(2 * L - 1, dtype=np.float64)
+    if b > a:
+        moments = (b ** (m + 1) - a ** (m + 1)) / ((m + 1) * (b - a))
+    else:
+        moments = a**m
+    mean_s = float(np.sum(moments[:L]))
+    pairs = np.minimum(m, 2 * L - 2 - m) + 1
+    var_s = max(float(np.sum(pairs * moments)) - mean_s**2, 0.0)
+    return N * mean_s, N * var_s
+
+
+def formed_gram_tolerance(gram_cond: float, N: int, L: int) -> float:
+    """Relative gap allowed between :func:`formed_gram_condition` and the true ``cond(V^H V)``.
+
+    Fig. 7b of Orvieto et al. (App. E.1) plots ``cond(V_L^H V_L)``. Forming ``G = V^H V`` in
+    float64 gives ``G + E`` with ``|E| <= gamma_L |V|^H |V|`` (``gamma_L = L u / (1 - L u)``,
+    ``u = EPS / 2``), so ``||E||_2 <= gamma_L ||V||_F^2``; the SVD inside ``np.linalg.cond`` adds
+    a backward error taken as ``L EPS ||G||_2 <= 2 gamma_L ||V||_F^2`` (``||G||_2 <= ||V||_F^2``),
+    so in all ``||E||_2 <= 3 gamma_L ||V||_F^2``. With ``||V||_F^2 <= min(N, L) ||G||_2``, Weyl's
+    theorem moves ``lam_max(G)`` by a relative ``d_max = 3 gamma_L min(N, L)`` and ``lam_min(G)``
+    by ``d_min = d_max * gram_cond``, so the formed condition number lies within a relative
+    ``(d_min + d_max) / (1 - d_min)`` of the truth. The reference value, ``cond(V)^2`` from the SVD
+    of ``V``, errs itself by at most ``~ 2 L EPS cond(V)`` relative (backward-stable SVD), which is
+    added. Returns ``inf`` where ``d_min >= 1/2``: there the formed Gram need not carry any digit.
+    """
+    gram_cond = real_number("gram_cond", gram_cond, low=1.0)
+    N = positive_int("N", N)
+    L = positive_int("L", L)
+    u = EPS / 2
+    gamma = L * u / (1 - L * u)
+    d_max = 3 * gamma * min(N, L)
+    d_min = d_max * gram_cond
+    if d_min >= 0.5:
+        return float("inf")
+    return (d_min + d_max) / (1 - d_min) + 2 * L * EPS * float(np.sqrt(gram_cond))
 
 
 def error_by_timestamp(

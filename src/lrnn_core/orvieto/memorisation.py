@@ -244,10 +244,19 @@ def reconstruct_from_last_state(
     truncated SVD of ``V_L`` (:func:`lrnn_core.core.vandermonde.pseudo_inverse`) serves every
     sequence. ``real_input=True`` solves the real system ``[Re V_L; Im V_L] u = [Re x_L; Im x_L]``
     (``2N`` equations: the minimum-norm *real* input consistent with the state, §3.1.2).
+
+    Repeated eigenvalues (outside Prop. 1, which asks for distinct ones) give identical rows of
+    ``V_L`` and identical states; only the first copy of each is kept. The system is consistent
+    (``x_L = V_L u``), so its minimum-norm solution is unchanged, and LAPACK's divide-and-conquer
+    SVD is not handed a matrix with exactly repeated rows (an exactly rank-deficient input on which
+    it can fail with "DLASCL parameter number 4").
     """
     lam = eigenvalue_vector("lam", lam)
     u = real_sequences("u", u)
     real_input = check_flag("real_input", real_input)
+    _, first = np.unique(lam, return_index=True)
+    if first.size < lam.size:
+        lam = lam[np.sort(first)]
     V = vandermonde64(lam, u.shape[-1])
     states = V @ u.T  # (N,) or (N, batch): the last states x_L
     if real_input:
