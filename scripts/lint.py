@@ -17,7 +17,7 @@ from pathlib import Path
 import jupytext
 
 ROOT = Path(__file__).resolve().parents[1]
-CODE = ["src", "tests", "scripts", "benchmarks"]
+CODE = ["src", "tests", "scripts", "benchmarks", "book/_ext"]
 CHAPTER_LINE_LENGTH = 88
 # Chapters import after a setup cell and show expressions as cell results; both are fine there.
 CHAPTER_IGNORE = "E402,B018"

@@ -1,5 +1,6 @@
 """End-to-end check of the built website in headless Chromium: widgets respond without a
-kernel, offline.
+kernel, offline; citations, solutions, the library reference, the reproduction report and the
+Colab links work.
 
 Builds a throwaway book with ``jupyter-book build -W`` under ``LRNN_SCALE=ci``: the real
 ``_config.yml`` and ``book/_static``, the real chapter ``book/foundations/linear-recurrences.md``
@@ -15,9 +16,11 @@ Set ``LRNN_SCREENSHOT_DIR`` to keep screenshots of the chapter before and after 
 from __future__ import annotations
 
 import contextlib
+import csv
 import functools
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import jupytext
 import pytest
 import yaml
 
@@ -46,6 +50,7 @@ CHROMIUM_ARGS = [
 ]
 CHAPTER = "book/foundations/linear-recurrences"  # the real chapter: display math and an explorer
 LABELS_PAGE = "book/browser-test/labels"  # written by this test
+REPORT = "book/report"  # executed on every build, after the chapters
 BUILD_TIMEOUT_S = 1800
 # Console errors that are not ours: the theme on a fresh profile; failed loads are checked by URL
 # instead.
@@ -115,16 +120,26 @@ def built_site(sync_playwright, tmp_path_factory) -> Path:
     """Build the whole book plus LABELS_PAGE with the real config; return _build/html.
 
     Every page is built (so cross-references between chapters resolve under ``-W``), but only
-    CHAPTER and LABELS_PAGE are executed: the others are excluded from execution to save time.
+    CHAPTER, LABELS_PAGE and the reproduction report (always executed) are executed: the others
+    are excluded from execution to save time, so the report shows their claims as missing.
     """
     chapter = REPO / f"{CHAPTER}.md"
     assert chapter.exists(), f"{chapter} is missing: point CHAPTER at a chapter with an explorer"
     root = tmp_path_factory.mktemp("book")
     shutil.copytree(REPO / "book", root / "book")
+    shutil.copytree(REPO / "notebooks", root / "notebooks")
+    shutil.copy(REPO / "references.bib", root / "references.bib")
     (root / f"{LABELS_PAGE}.md").parent.mkdir(parents=True, exist_ok=True)
     (root / f"{LABELS_PAGE}.md").write_text(LABELS_PAGE_SOURCE, encoding="utf-8")
+    # Its Colab link needs a notebook, as the chapters' do (scripts/chapters_to_notebooks.py).
+    labels_notebook = root / "notebooks" / f"{LABELS_PAGE}.ipynb"
+    labels_notebook.parent.mkdir(parents=True, exist_ok=True)
+    jupytext.write(jupytext.reads(LABELS_PAGE_SOURCE, fmt="md:myst"), labels_notebook)
     config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
-    others = [p.relative_to(REPO).as_posix() for p in (REPO / "book").rglob("*.md") if p != chapter]
+    executed = {chapter, REPO / f"{REPORT}.md"}
+    others = [
+        p.relative_to(REPO).as_posix() for p in (REPO / "book").rglob("*.md") if p not in executed
+    ]
     config["execute"]["exclude_patterns"] = others
     (root / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
@@ -262,10 +277,12 @@ def open_page(sync_playwright, server: str, tmp_path: Path):
             watch.attach(context, page)
             with watch.explaining():
                 page.goto(f"{server}/{path}.html", wait_until="load")
-                page.wait_for_function(
-                    "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
-                )
-                page.evaluate("() => MathJax.startup.promise")
+                # Sphinx loads MathJax only on pages with maths: wait until it has typeset them.
+                if page.locator("script[src*='mathjax']").count():
+                    page.wait_for_function(
+                        "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+                    )
+                    page.evaluate("() => MathJax.startup.promise")
             return page, watch
 
         try:
@@ -344,3 +361,78 @@ def test_tex_in_slider_labels_is_typeset(open_page) -> None:
         page.keyboard.press("ArrowRight")
         expect(frame).not_to_have_attribute("src", before_src or "", timeout=10_000)
         _screenshot(page, "labels.png")
+
+
+INTRO = "book/intro"  # cites the papers, states a definition, and has an exercise with a solution
+REFERENCE_CORE = "book/reference/core"
+
+
+def test_citation_links_to_the_bibliography(open_page) -> None:
+    from playwright.sync_api import expect
+
+    page, watch = open_page(INTRO)  # the landing page: also no 404 (e.g. /favicon.ico)
+    with watch:
+        citation = page.locator("main a[href*='bibliography.html#']").first
+        expect(citation).to_have_text("Orvieto et al., 2024")
+        citation.click()
+        page.wait_for_url("**/appendices/bibliography.html#*")
+        target = page.locator(f"[id='{page.url.split('#')[1]}']")
+        expect(target).to_contain_text(re.compile("universality of linear recurrences", re.I))
+
+
+def test_solution_toggles_open(open_page) -> None:
+    from playwright.sync_api import expect
+
+    page, watch = open_page(INTRO)
+    with watch:
+        solution = page.locator(".solution.dropdown").first
+        body = solution.locator("section")
+        expect(body).to_be_hidden()
+        solution.locator(".toggle-button").click()
+        expect(body).to_be_visible()
+        expect(body).to_contain_text("By induction")
+
+
+def test_api_page_of_linear_scan_links_back_to_the_scan_chapter(open_page) -> None:
+    from playwright.sync_api import expect
+
+    page, watch = open_page(REFERENCE_CORE)
+    with watch:
+        entry = page.locator("[id='lrnn_core.core.scan.linear_scan']")
+        expect(entry).to_be_visible()
+        description = page.locator("dl.py.function", has=entry)
+        expect(description.locator(f"a[href$='{CHAPTER.split('/', 1)[1]}.html']")).to_have_count(1)
+
+
+def test_report_lists_every_claim_id_of_the_spec(open_page) -> None:
+    with (REPO / "book" / "claims_index.csv").open(newline="", encoding="utf-8") as f:
+        spec = [row["claim"] for row in csv.DictReader(f)]
+    page, watch = open_page(REPORT)
+    with watch:
+        first_cells = page.locator("main table tbody tr td:first-child").all_inner_texts()
+        assert first_cells == spec
+
+
+def test_colab_link_of_every_chapter_opens_its_notebook(built_site: Path) -> None:
+    from bs4 import BeautifulSoup
+
+    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
+    repository = config["repository"]["url"].removeprefix("https://github.com/")
+    prefix = f"https://colab.research.google.com/github/{repository}/blob/main/"
+    chapters = sorted((REPO / "notebooks").rglob("*.ipynb"))
+    assert chapters, "notebooks/ is empty: python scripts/chapters_to_notebooks.py notebooks"
+    for notebook in chapters:
+        page = notebook.relative_to(REPO / "notebooks").with_suffix(".html")
+        html = BeautifulSoup((built_site / page).read_text(encoding="utf-8"), "html.parser")
+        links = [a["href"] for a in html.select("a[href*='colab.research.google.com']")]
+        assert links == [prefix + notebook.relative_to(REPO).as_posix()], (page, links)
+
+
+def test_scan_chapter_prose_links_linear_scan_to_its_entry(built_site: Path) -> None:
+    from bs4 import BeautifulSoup
+
+    html = BeautifulSoup(
+        (built_site / f"{CHAPTER}.html").read_text(encoding="utf-8"), "html.parser"
+    )
+    links = html.select("main a[href$='reference/core.html#lrnn_core.core.scan.linear_scan']")
+    assert links and all(a.get_text() == "linear_scan" for a in links), links

@@ -51,8 +51,10 @@ def test_nbval_fails_on_a_raising_cell(tmp_path: Path) -> None:
 def test_book_build_fails_on_a_raising_cell(tmp_path: Path) -> None:
     book = tmp_path / "book"
     (book / "book").mkdir(parents=True)
-    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
-    shutil.copytree(ROOT / "book" / "_static", book / "book" / "_static")
+    for name in ("_config.yml", "references.bib"):
+        shutil.copy(ROOT / name, book / name)
+    for folder in ("_static", "_ext"):
+        shutil.copytree(ROOT / "book" / folder, book / "book" / folder)
     (book / "_toc.yml").write_text("format: jb-book\nroot: book/planted\n")
     jupytext.write(planted_chapter(), book / "book" / "planted.md", fmt="md:myst")
     jupyter_book = Path(sys.executable).with_name("jupyter-book")

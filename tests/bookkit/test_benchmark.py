@@ -82,12 +82,17 @@ def test_unknown_name_rejected():
         run_benchmark([(1, 4, 2)], methods=["fastest"])
 
 
-def test_format_table(rows):
-    table = format_table(rows)
-    lines = table.splitlines()
-    assert len(lines) == len(rows) + 2
-    assert lines[0].startswith("| shape")
-    assert "linear_scan(auto -> " in table
+def test_format_table_has_one_table_per_shape(rows):
+    tables = format_table(rows).split("\n\n**")
+    assert len(tables) == len(SHAPES)
+    for shape, table in zip(SHAPES, tables, strict=True):
+        caption, blank, head, rule, *body = table.splitlines()
+        assert caption.lstrip("*") == f"(B, L, N) = ({', '.join(map(str, shape))}), complex64**"
+        assert blank == "" and head == "| what | time ms | x numpy | x stream | rel err | note |"
+        assert rule.count("---") == head.count("|") - 1
+        assert len(body) == sum(r["shape"] == shape for r in rows)
+        assert all(line.count("|") == head.count("|") for line in body)
+    assert "linear_scan(auto -> " in format_table(rows)
 
 
 def test_default_shapes_follow_scale(monkeypatch):

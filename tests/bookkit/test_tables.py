@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from lrnn_core.bookkit.tables import COLUMNS, ClaimRow, ClaimTable
+from lrnn_core.bookkit.tables import COLUMNS, ClaimRow, ClaimTable, records_dir
 
 
 def test_markdown_has_one_line_per_row_and_escapes_pipes(monkeypatch):
@@ -25,13 +25,15 @@ def test_save_round_trips_through_json(tmp_path, monkeypatch):
     monkeypatch.setenv("LRNN_SCALE", "book")
     table = ClaimTable("wang-li-li/memory-functions")
     row = table.add("Wang Thm 3.3", paper="rho ~ e^{-ct}", ours="c = 0.51 ± 0.02", holds=True)
-    assert row == ClaimRow("Wang Thm 3.3", "rho ~ e^{-ct}", "c = 0.51 ± 0.02", "book", True)
+    assert row == ClaimRow(
+        "Wang Thm 3.3", "rho ~ e^{-ct}", "c = 0.51 ± 0.02", "book", True, "reproduced"
+    )
     path = table.save(tmp_path / "claims")
     assert path == tmp_path / "claims" / "wang-li-li__memory-functions.json"
     record = json.loads(path.read_text())
     assert record["chapter"] == "wang-li-li/memory-functions"
     assert [tuple(r[c] for c in COLUMNS) for r in record["rows"]] == [
-        ("Wang Thm 3.3", "rho ~ e^{-ct}", "c = 0.51 ± 0.02", "book", True)
+        ("Wang Thm 3.3", "rho ~ e^{-ct}", "c = 0.51 ± 0.02", "book", True, "reproduced")
     ]
     assert [ClaimRow(**r) for r in record["rows"]] == table.rows
 
@@ -73,3 +75,51 @@ def test_cells_must_be_text(kwargs, error, match):
 def test_chapter_must_be_text():
     with pytest.raises(TypeError, match="chapter must be a str"):
         ClaimTable(None)
+
+
+@pytest.mark.parametrize(
+    ("holds", "status", "expected"),
+    [
+        (True, None, "reproduced"),
+        (False, None, "not reproduced"),
+        (True, "weaker", "weaker"),
+        (True, "reproduced", "reproduced"),
+        (False, "not reproduced", "not reproduced"),
+    ],
+)
+def test_status_defaults_from_holds(holds, status, expected):
+    row = ClaimTable("x/y").add("c", paper="p", ours="o", holds=holds, status=status)
+    assert row.status == expected
+
+
+@pytest.mark.parametrize(
+    ("holds", "status", "error", "match"),
+    [
+        (False, "weaker", ValueError, "contradicts"),
+        (False, "reproduced", ValueError, "contradicts"),
+        (True, "not reproduced", ValueError, "contradicts"),
+        (True, "partly", ValueError, "status must be one of"),
+        (True, 1, TypeError, "status must be a str"),
+    ],
+)
+def test_status_must_agree_with_holds(holds, status, error, match):
+    table = ClaimTable("x/y")
+    with pytest.raises(error, match=match):
+        table.add("c", paper="p", ours="o", holds=holds, status=status)
+    assert table.rows == []
+
+
+def test_records_dir_is_per_scale_and_seed_under_the_book(tmp_path, monkeypatch):
+    (tmp_path / "_toc.yml").write_text("root: intro\n")
+    (tmp_path / "book" / "part").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "book" / "part")
+    monkeypatch.delenv("LRNN_RECORDS_DIR", raising=False)
+    monkeypatch.setenv("LRNN_SCALE", "ci")
+    monkeypatch.setenv("LRNN_SEED", "1")
+    assert records_dir() == tmp_path / "_build" / "claims" / "ci-seed1"
+    assert records_dir().is_dir()
+    table = ClaimTable("part/chapter")
+    table.add("c", paper="p", ours="o", holds=True)
+    assert table.save() == tmp_path / "_build" / "claims" / "ci-seed1" / "part__chapter.json"
+    monkeypatch.setenv("LRNN_RECORDS_DIR", str(tmp_path / "elsewhere"))
+    assert records_dir() == tmp_path / "elsewhere" and records_dir().is_dir()

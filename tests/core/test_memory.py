@@ -170,6 +170,24 @@ def test_probes_remove_the_free_response():
         np.testing.assert_allclose(probe(drift, T), 0.0, atol=1e-15)
 
 
+def test_without_subtraction_the_free_response_adds_to_the_memory():
+    """The authors' definition (no zero-input subtraction): a drift e^{-0.1 k} plus a linear
+    functional gives |rho_k + (e^{-0.1 k} - e^{-0.1 (k-1)})| for k >= 1, and |y_0| at k = 0."""
+    T, a = 30, 2.0
+    k = np.arange(T)
+    rho = 0.5**k
+    drifting = lambda u: jnp.exp(-0.1 * jnp.arange(u.shape[0])) + linear_functional(rho, u, 1.0)  # noqa: E731
+    ours = heaviside_memory(drifting, T, amplitude=a)
+    # FFT convolution: absolute round-off ~ eps * log2(2T) * max|y|, well below 1e-14
+    np.testing.assert_allclose(ours, rho, rtol=1e-13, atol=1e-14)
+    authors = heaviside_memory(drifting, T, amplitude=a, subtract_zero_input=False)
+    drift = np.exp(-0.1 * k)
+    expected = np.abs(a * rho + np.diff(drift, prepend=0.0)) / a
+    np.testing.assert_allclose(authors, expected, rtol=1e-13, atol=1e-14)
+    with pytest.raises(TypeError, match="subtract_zero_input must be a bool"):
+        heaviside_memory(drifting, T, subtract_zero_input=1)
+
+
 def test_tail_ratio_separates_decayed_from_persistent_memory():
     t = np.arange(200.0)
     assert tail_ratio(np.exp(-0.1 * t)) < 1e-7

@@ -9,6 +9,7 @@ from lrnn_core.orvieto.hippo import (
     legs_matrices,
     legs_reconstruct,
     legs_states,
+    orthonormal_legendre_basis,
 )
 
 
@@ -80,3 +81,13 @@ def test_batched_states_match_single():
 def test_bad_inputs_raise(call, error):
     with pytest.raises(error):
         call()
+
+
+def test_orthonormal_legendre_basis_spans_the_legendre_polynomials():
+    Q = orthonormal_legendre_basis(6, 200)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(6), atol=1e-12)
+    G = legendre_basis(6, 200)
+    np.testing.assert_allclose(Q @ (Q.T @ G), G, atol=1e-10)  # same span
+    np.testing.assert_allclose(Q[:, 0], np.full(200, 1 / np.sqrt(200)), atol=1e-14)
+    # column n is orthogonal to every polynomial of lower degree (Gram-Schmidt order)
+    np.testing.assert_allclose(G[:, :3].T @ Q[:, 3], 0.0, atol=1e-10)

@@ -8,8 +8,13 @@ import pytest
 from lrnn_core.core.eigenvalues import ring_init
 from lrnn_core.core.vandermonde import numerical_rank, vandermonde
 from lrnn_core.orvieto.sparse import (
+    SINGULAR_COND,
     gamma,
     gamma_gram_condition,
+    gram_condition_candidates,
+    log_level,
+    map_condition_candidates,
+    rank_gap_bound,
     real_stack,
     reconstruct_sparse,
     reconstruction_map,
@@ -26,14 +31,15 @@ def ring(seed, n, r_min, r_max=1.0):
 
 
 def naive(lam, Psi, u, k):
-    """Reference: rank and relative error of Psi_k lstsq([Re;Im] V_k Psi_k, [Re;Im] x_k)."""
+    """Reference: complex and real ranks of V_k Psi_k and the relative error of
+    Psi_k lstsq([Re;Im] V_k Psi_k, [Re;Im] x_k)."""
     x = np.zeros(lam.size, complex)
     for j in range(k):
         x = lam * x + u[j]
-    G = real_stack(np.vander(lam, k) @ Psi[:k])
-    alpha = np.linalg.lstsq(G, np.r_[x.real, x.imag], rcond=None)[0]
+    G = np.vander(lam, k) @ Psi[:k]
+    alpha = np.linalg.lstsq(real_stack(G), np.r_[x.real, x.imag], rcond=None)[0]
     err = np.linalg.norm(Psi[:k] @ alpha - u[:k]) / np.linalg.norm(u[:k])
-    return np.linalg.matrix_rank(G), err
+    return np.linalg.matrix_rank(G), np.linalg.matrix_rank(real_stack(G)), err
 
 
 def test_gamma_is_vandermonde_times_basis():
@@ -53,10 +59,28 @@ def test_sweep_matches_naive_lstsq_for_every_k():
         np.flatnonzero(np.cumsum(u**2) > 0) + 1
     )  # skip the k with u_{1:k} = 0 (relative error undefined)
     for k in ks[::5]:
-        rank, err = naive(lam, Psi, u, k)
-        assert sweep.rank_gamma[k - 1] == rank
+        rank, rank_real, err = naive(lam, Psi, u, k)
+        assert sweep.rank_gamma[k - 1] == rank <= min(N, Psi.shape[1])
+        assert sweep.rank_real[k - 1] == rank_real
         assert sweep.rel_error[k - 1] == pytest.approx(err, rel=1e-4, abs=1e-12)
     assert np.all(np.isnan(sweep.rel_error[: ks[0] - 1]))
+    assert sweep.rank_gamma.max() == N < sweep.rank_real.max()  # 5 complex rows, 10 real ones
+
+
+def test_sweep_of_several_inputs_is_the_sweep_of_each():
+    """N = 2 (4 real equations, 5 unknowns): errors of order one, compared to rounding."""
+    L, N = 64, 2
+    lam = ring(3, N, 0.9)
+    Psi = wavelet_basis(L, wavelet="haar", columns=np.array([0, 2, 7, 30, 51]))
+    u, _ = sparse_signal(np.random.default_rng(4), Psi, batch=3)
+    ks = np.arange(4, L + 1, 4)
+    both = reconstruction_sweep(lam, Psi, u, ks, chunk=5)
+    assert both.rel_error.shape == (3, ks.size)
+    for m in range(3):
+        one = reconstruction_sweep(lam, Psi, u[m], ks)
+        assert np.nanmax(one.rel_error) > 0.1
+        np.testing.assert_allclose(both.rel_error[m], one.rel_error, rtol=1e-9, atol=1e-13)
+        np.testing.assert_array_equal(both.rank_gamma, one.rank_gamma)
 
 
 def test_exact_recovery_when_rank_allows():
@@ -65,12 +89,13 @@ def test_exact_recovery_when_rank_allows():
     Psi = wavelet_basis(L, P)
     u, _ = sparse_signal(np.random.default_rng(3), Psi)
     sweep = reconstruction_sweep(ring(4, N, 0.99), Psi, u, ks=np.arange(16, L + 1, 16))
-    assert sweep.rank_gamma[-1] == P
+    assert sweep.rank_gamma[-1] == sweep.rank_real[-1] == P
     assert np.max(sweep.rel_error) < 1e-9
     too_small = reconstruction_sweep(
         ring(4, 4, 0.99), Psi, u, ks=[L]
     )  # 8 real equations < 16 unknowns
-    assert too_small.rank_gamma[0] == 8 and too_small.rel_error[0] > 1e-2
+    assert too_small.rank_real[0] == 8 and too_small.rank_gamma[0] == 4
+    assert too_small.rel_error[0] > 1e-2
 
 
 def test_reconstruction_map_identity_basis_is_pinv_and_inverts():
@@ -169,3 +194,56 @@ def test_reconstruct_sparse_matches_lstsq_on_the_real_system():
     alpha = np.linalg.lstsq(np.r_[G.real, G.imag], np.r_[x.real, x.imag], rcond=None)[0]
     np.testing.assert_allclose(reconstruct_sparse(lam, Psi, u), (Psi @ alpha).T, atol=1e-10)
     np.testing.assert_allclose(reconstruct_sparse(lam, Psi, u[0]), u[0], atol=1e-8)
+
+
+def test_log_level_flags_values_above_one_over_eps():
+    np.testing.assert_allclose(log_level([1.0, 1e3, SINGULAR_COND]), [0.0, 3.0, np.log10(2**52)])
+    assert log_level(2 * SINGULAR_COND) == np.inf and log_level(np.inf) == np.inf
+
+
+def test_gram_condition_candidates_match_numpy():
+    lam, Psi = ring(16, 12, 0.9), wavelet_basis(64, 8)
+    G = np.vander(lam, 64) @ Psi
+    Gr = real_stack(G)
+    c = gram_condition_candidates(lam, Psi)
+    assert c["complex"] == pytest.approx(np.linalg.cond(G) ** 2, rel=1e-9)
+    assert c["real"] == pytest.approx(np.linalg.cond(Gr) ** 2, rel=1e-9)
+    assert c["formed complex"] == pytest.approx(np.linalg.cond(G.conj().T @ G), rel=1e-6)
+    assert c["formed real"] == pytest.approx(np.linalg.cond(Gr.T @ Gr), rel=1e-6)
+    # P = 16 > N = 12: the complex Gram is singular, the real-stacked one (24 x 16) is not
+    wide = gram_condition_candidates(lam, wavelet_basis(64, 16))
+    assert wide["complex"] == np.inf and np.isfinite(wide["real"])
+
+
+def test_map_condition_candidates_match_numpy():
+    lam, Psi = ring(17, 8, 0.9), wavelet_basis(64, 6)
+    G = np.vander(lam, 64) @ Psi
+    c = map_condition_candidates(lam, Psi)
+    assert c["norm real"] == pytest.approx(
+        np.linalg.norm(reconstruction_map(lam, Psi), 2), rel=1e-9
+    )
+    assert c["cond complex"] == pytest.approx(np.linalg.cond(G), rel=1e-9)
+    assert c["cond^2 complex"] == pytest.approx(np.linalg.cond(G) ** 2, rel=1e-9)
+    # identity basis with P = L > N: cond over the N singular values of the wide V_L
+    s = np.linalg.svd(np.vander(lam, 16), compute_uv=False)
+    assert map_condition_candidates(lam, np.eye(16))["cond complex"] == pytest.approx(
+        s[0] / s[-1], rel=1e-9
+    )
+    # a square real-stacked V_L that loses rank under the cut-off: the norm is flagged
+    lam48 = ring(13, 48, 0.0)
+    assert map_condition_candidates(lam48, np.eye(96))["norm real"] == np.inf
+    with pytest.raises(ValueError, match="orthonormal"):
+        map_condition_candidates(lam, 2 * Psi)
+
+
+@pytest.mark.parametrize(("seed", "N", "r_min"), [(20, 24, 0.0), (21, 40, 0.9), (22, 8, 0.5)])
+def test_rank_gap_bound_bounds_every_k_up_to_2N(seed, N, r_min):
+    lam = ring(seed, N, r_min)
+    gaps = [min(N, k) - np.linalg.matrix_rank(np.vander(lam, k)) for k in range(1, 2 * N + 1)]
+    assert max(gaps) <= rank_gap_bound(lam)
+
+
+def test_rank_gap_bound_counts_small_singular_values():
+    roots = np.exp(2j * np.pi * np.arange(8) / 8) * (1 - 1e-15)  # |lambda| <= 1 after rounding
+    assert rank_gap_bound(roots) == 0  # V_8 is (nearly) sqrt(8) times a unitary matrix
+    assert rank_gap_bound(np.array([0.9, 0.9, 0.3])) == 1  # two equal rows

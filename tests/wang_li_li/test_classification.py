@@ -1,6 +1,7 @@
 """Tests of lrnn_core.wang_li_li.classification on numbers: NumPy references for the data, logits
-and loss; the same start for all parameterisations; training lowers the loss; seeds are independent
-of each other."""
+and loss; the mixing matrix is negative semidefinite for any P; the authors' initialisation; the
+same start for all parameterisations; training lowers the loss; seeds are independent of each
+other."""
 
 import jax
 import jax.numpy as jnp
@@ -10,11 +11,13 @@ import pytest
 from lrnn_core.wang_li_li.classification import (
     MNIST_MEAN,
     MNIST_STD,
+    Classifier,
     SequenceData,
     classifier_logits,
     compare_parameterisations,
     evaluate,
     initial_classifiers,
+    mixing_weight,
     pixel_sequences,
     same_start,
     train_classifier,
@@ -23,13 +26,14 @@ from lrnn_core.wang_li_li.ctrnn import PARAMETERISATIONS, recurrent_weight
 
 
 def _numpy_logits(params, x, dt):
-    """Euler CTRNN h <- h + dt tanh(lam h + U x_k + b), logits = c^T h_T, by a plain loop."""
-    lam = np.asarray(params.raw, np.float64)
-    u, b, c = (np.asarray(a, np.float64) for a in (params.B, params.b, params.C.T))
+    """Euler RNN h <- h + dt tanh(P^T diag(lam) P h + B x_k + b), logits = C h_L + c, by a plain
+    loop (direct parameterisation: lam = raw)."""
+    lam, P, B, b, C, c = (np.asarray(a, np.float64) for a in params)
+    W = P.T @ np.diag(lam) @ P
     h = np.zeros(lam.shape)
     for xk in np.asarray(x, np.float64):
-        h = h + dt * np.tanh(lam * h + u @ xk + b)
-    return h @ c
+        h = h + dt * np.tanh(W @ h + B @ xk + b)
+    return C @ h + c
 
 
 def _toy_data(n, T=12, seed=0):
@@ -65,6 +69,36 @@ def test_logits_match_numpy_loop():
     x = np.random.default_rng(1).normal(size=(9, 2)).astype(np.float32)
     ours = classifier_logits(params, x, parameterisation="direct", dt=0.5)
     np.testing.assert_allclose(ours, _numpy_logits(params, x, 0.5), rtol=1e-5, atol=1e-6)
+
+
+def test_mixing_weight_is_negative_semidefinite_for_any_p():
+    rng = np.random.default_rng(4)
+    raw = jnp.asarray(rng.normal(0, 3, 6), jnp.float32)
+    params = Classifier(
+        raw=raw,
+        P=jnp.asarray(rng.normal(size=(6, 6)), jnp.float32),  # not orthogonal
+        B=jnp.ones((6, 1)),
+        b=jnp.zeros(6),
+        C=jnp.ones((2, 6)),
+        c=jnp.zeros(2),
+    )
+    for p in ("exp", "softplus", "inverse"):
+        W = np.asarray(mixing_weight(params, p), np.float64)
+        np.testing.assert_allclose(W, W.T, rtol=1e-5, atol=1e-5)
+        assert np.linalg.eigvalsh(W).max() <= 1e-4 * np.abs(W).max()
+    # direct: Sylvester's law of inertia, W has a positive eigenvalue iff some raw value is > 0
+    W = np.asarray(mixing_weight(params, "direct"), np.float64)
+    assert raw.max() > 0 and np.linalg.eigvalsh(W).max() > 0
+
+
+def test_initialisation_is_the_authors():
+    init = initial_classifiers([0, 1], 50, n_classes=10)
+    P = np.asarray(init.P[1], np.float64)
+    np.testing.assert_allclose(P.T @ P, np.eye(50), atol=1e-5)  # orthogonal
+    lam = np.asarray(init.raw)
+    assert np.all(lam < 0) and np.all(lam > -np.log1p(np.exp(6.0)))  # -softplus(N(0, 1))
+    assert np.all(np.abs(init.B) <= 1) and np.all(np.abs(init.C) <= 1 / np.sqrt(50))
+    assert np.abs(np.median(np.log(np.expm1(-lam)))) < 0.3  # the raw values have median ~0
 
 
 def test_same_start_gives_the_same_function():

@@ -1,4 +1,5 @@
-"""fitting: exact least-squares fits, kernel against the Euler CTRNN, training reduces the loss."""
+"""fitting: exact least-squares fits, kernel against the Euler CTRNN, training reduces the loss,
+the authors' time-weighted MSE, plateau schedule and sequential-width protocol."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ from lrnn_core.wang_li_li.ctrnn import (
     recurrent_weight,
 )
 from lrnn_core.wang_li_li.fitting import (
-    epochs_to_threshold,
+    _plateau_adam,
+    _Probed,
     fit_linear_rnn,
     kernel_loss,
     linear_rnn_kernel,
+    time_weighted_mse,
     train_ctrnn,
+    train_sequential_widths,
     uniform_rates,
 )
 
@@ -114,7 +118,7 @@ def test_training_reduces_the_loss_on_a_toy_target_for_every_run():
     assert np.all(result.eval_losses[:, -1] < initial / 10)
 
 
-def test_per_run_targets_and_epochs_to_threshold():
+def test_per_run_targets():
     T, n = 10, 64
     x = jax.random.normal(jax.random.key(3), (n, T, 1))
     y = jnp.stack([0.5 * x, 0.0 * x])  # one target per run
@@ -123,8 +127,85 @@ def test_per_run_targets_and_epochs_to_threshold():
         params, x, y, key=jax.random.key(5), epochs=3, batch_size=16, progress=False
     )
     assert result.round_losses.shape == (2, 3) and result.eval_losses is None
-    np.testing.assert_array_equal(epochs_to_threshold([[3, 2, 1], [3, 3, 3]], 2.0), [2, np.inf])
     with pytest.raises(ValueError, match=r"y must have shape \(2, any"):
         train_ctrnn(
             params, x, jnp.stack([y[0]] * 3), key=jax.random.key(5), epochs=1, progress=False
         )
+
+
+def test_time_weighted_mse_is_the_authors_formula():
+    """Against a loop transcribing the authors' ``twe_MSE`` (weights ((i+1)/(L+1))^p summing to L,
+    then the MSE of weighted outputs against weighted targets); p = 0 is the plain MSE."""
+    rng = np.random.default_rng(0)
+    out, y = rng.normal(size=(3, 7, 2)), rng.normal(size=(3, 7, 2))
+    L = 7
+    w = np.array([((i + 1) / (L + 1)) ** 2 for i in range(L)])
+    w = w / w.sum() * L
+    reference = np.mean((out * w[:, None] - y * w[:, None]) ** 2)
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(float(time_weighted_mse(out, y)), reference, rtol=1e-13)
+        plain = float(time_weighted_mse(out, y, power=0.0))
+    np.testing.assert_allclose(plain, np.mean((out - y) ** 2), rtol=1e-13)
+    with pytest.raises(ValueError, match="same shape"):
+        time_weighted_mse(out, y[:, :3])
+
+
+def test_plateau_schedule_lowers_the_step_like_pytorch():
+    """Constant loss 1, patience 1, factor 0.1, 2 steps per epoch: PyTorch's ReduceLROnPlateau
+    counts epoch 1 as an improvement (from inf) and lowers the rate when more than 1 epoch in a row
+    has not improved, i.e. after epoch 3; the step is Adam's (lr for a constant gradient, up to its
+    eps) times the scale. optax applies the new scale from the step that closes epoch 3 (step 6),
+    one step before PyTorch would."""
+    tx = _plateau_adam(0.1, 10.0, 1, 0.1, 2)
+    params = _Probed(jnp.zeros(2), jnp.zeros(()))
+    grads = _Probed(jnp.ones(2), jnp.ones(()))  # loss value 1 every step
+    state = tx.init(params)
+    steps = []
+    for _ in range(8):
+        updates, state = tx.update(grads, state, params)
+        steps.append(float(updates.params[0]))
+        assert float(updates.probe) == 0.0
+    np.testing.assert_allclose(steps, [-0.1] * 5 + [-0.01] * 3, rtol=1e-4)
+
+
+def test_sequential_widths_applies_the_stop_rule_and_halves_the_threshold():
+    """Two targets, widths 2 and 3: each width's stop epoch, checkpoint and next threshold are
+    recomputed here from the recorded validation losses; the first, loose threshold (100) stops at
+    min_epochs; the checkpoint reproduces its validation loss."""
+    T, n = 12, 64
+    with jax.enable_x64(True):
+        x = jax.random.normal(jax.random.key(0), (n, T, 1))
+        kernels = jnp.stack([jnp.exp(-0.5 * jnp.arange(T)), 1.0 / (1.0 + jnp.arange(T))])
+        y = jax.vmap(lambda k: jax.vmap(lambda s: jnp.convolve(s, k)[:T])(x[..., 0]))(kernels)
+        y = y[..., None]
+        results = train_sequential_widths(
+            x[:48],
+            y[:, :48],
+            x[48:],
+            y[:, 48:],
+            key=jax.random.key(1),
+            widths=(2, 3),
+            max_epochs=6,
+            batch_size=16,
+            learning_rate=0.01,
+            progress=False,
+        )
+        threshold = np.full(2, 100.0)
+        for res in results:
+            np.testing.assert_array_equal(res.threshold, threshold)
+            val = res.val_losses
+            assert val.shape == (2, 6)
+            for r in range(2):
+                below = np.flatnonzero((val[r] < threshold[r]) & (np.arange(1, 7) >= 2))
+                stop = below[0] + 1 if below.size else 6
+                assert res.epochs[r] == (stop if below.size else np.inf)
+                assert res.best[r] == val[r, :stop].min()
+                ckpt = jax.tree.map(lambda a, r=r: a[r], res.params)
+                again = time_weighted_mse(
+                    ctrnn_outputs(ckpt, x[48:], activation="hardtanh"), y[r, 48:]
+                )
+                np.testing.assert_allclose(float(again), res.best[r], rtol=1e-10)
+            threshold = 0.5 * res.best
+        np.testing.assert_array_equal(results[0].epochs, [2, 2])
+    with pytest.raises(ValueError, match="widths must hold"):
+        train_sequential_widths(x, y, x, y, key=jax.random.key(1), widths=())

@@ -9,14 +9,17 @@ import numpy as np
 import pytest
 
 from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, init_ctrnn
-from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
+from lrnn_core.wang_li_li.fitting import fit_linear_rnn, geometric_rates, kernel_loss
 from lrnn_core.wang_li_li.perturbation import (
+    bias_response_error,
     kernel_perturbation_error,
+    linear_perturbation_errors,
     lru_perturbed_modulus,
     output_perturbation_error,
     perturb,
     perturbation_error,
     perturbed_losses,
+    width_growth,
 )
 
 
@@ -224,3 +227,103 @@ def test_lru_perturbed_modulus_matches_a_loop_and_stays_in_the_disk():
     np.testing.assert_allclose(got, worst, rtol=1e-6)
     assert got > 1.0  # 0.05 > 1 - 0.995: the direct coordinates leave the disk
     assert lru_perturbed_modulus(nu_log, theta_log, 0.5, coords="lru", draws=5) < 1.0
+
+
+def test_linear_perturbation_errors_fit_and_perturb_each_width():
+    """beta = 0 is the least-squares residual of a NumPy fit; beta > 0 is the kernel error of the
+    same fit under kernel_perturbation_error, with the same key for every width."""
+    t = np.linspace(0.0, 30.0, 301)
+    rho = (1 + 0.1 * t) ** -1.1
+    key = jax.random.key(4)
+    with jax.enable_x64(True):
+        E = linear_perturbation_errors(
+            rho,
+            t,
+            [2, 5],
+            [0.0, 0.01],
+            key=key,
+            draws=3,
+            rates=geometric_rates,
+            parameterisation="exp",
+            perturbed="all",
+        )
+        uniform = linear_perturbation_errors(rho, t, [3], [0.0], key=key, perturbed="all")
+        want = kernel_perturbation_error(
+            fit_linear_rnn(rho, t, rates=geometric_rates(5), parameterisation="exp"),
+            rho,
+            t,
+            [0.0, 0.01],
+            key=key,
+            draws=3,
+            parameterisation="exp",
+            perturbed="all",
+        )
+    for m, row in ((2, E[0]), (5, E[1])):
+        basis = np.exp(-np.outer(t, geometric_rates(m)))
+        coef = np.linalg.lstsq(basis, rho, rcond=None)[0]
+        np.testing.assert_allclose(row[0], np.mean((basis @ coef - rho) ** 2), rtol=1e-8)
+        assert row[1] > row[0]
+    basis = np.exp(-np.outer(t, 0.1 * np.arange(1, 4)))
+    coef = np.linalg.lstsq(basis, rho, rcond=None)[0]
+    np.testing.assert_allclose(uniform[0, 0], np.mean((basis @ coef - rho) ** 2), rtol=1e-8)
+    np.testing.assert_allclose(E[1], want, rtol=1e-12)
+    with jax.enable_x64(True):
+        table = linear_perturbation_errors(
+            rho,
+            t,
+            [2, 5],
+            [0.0, 0.01],
+            key=key,
+            draws=3,
+            rates=geometric_rates,
+            parameterisation="exp",
+            perturbed="all",
+            per_draw=True,
+        )
+    assert table.shape == (2, 2, 3)
+    np.testing.assert_allclose(table.max(axis=-1), E, rtol=1e-12)
+    np.testing.assert_allclose(table[:, 0, :], E[:, :1] * np.ones(3), rtol=1e-12)
+    with pytest.raises(TypeError, match="rates"):
+        linear_perturbation_errors(rho, t, [2], [0.0], key=key, rates=[1.0], perturbed="all")
+
+
+def test_width_growth_on_numbers():
+    E = np.array([[2.0, 1.0], [8.0, 0.5], [4.0, 3.0]])
+    np.testing.assert_allclose(width_growth(E), [4.0, 3.0])
+    np.testing.assert_allclose(width_growth(E, widest_only=True), [2.0, 3.0])
+    assert width_growth(np.array([[1.0], [np.inf]]))[0] == np.inf
+    with pytest.raises(ValueError, match="two widths"):
+        width_growth(np.ones((1, 3)))
+    with pytest.raises(ValueError, match="narrowest"):
+        width_growth(np.array([[0.0], [1.0]]))
+
+
+def test_bias_response_error_closed_form_and_monte_carlo():
+    """N = 1: q = 1 and the formula is exact; N = 3: agrees with simulated linear CTRNNs whose bias
+    alone is perturbed (perturb's noise), within 4 Monte Carlo standard errors."""
+    lam, c, dt, T = np.array([-0.2]), np.array([1.5]), 0.5, 40
+    k = np.arange(1, T + 1)
+    exact = np.mean((1.5 * (1 - (1 - 0.1) ** k) / 0.2) ** 2)
+    got = bias_response_error(lam, c, T, dt=dt, rng=np.random.default_rng(0), noise_draws=10)
+    np.testing.assert_allclose(got, exact, rtol=1e-12)
+
+    lam = np.array([-0.05, -0.3, -1.0])
+    c = np.array([0.7, -2.0, 1.0])
+    params = CTRNN(
+        raw=jnp.asarray(lam), B=jnp.zeros((3, 1)), b=jnp.zeros(3), C=jnp.asarray(c)[None, :]
+    )
+    beta, draws = 0.1, 4000
+    u = jnp.zeros((T, 1))
+
+    def mse(key):
+        moved = perturb(params, beta, key)  # every leaf moves: keep only the bias
+        q = params._replace(b=moved.b)
+        return jnp.mean(ctrnn_outputs(q, u, activation="linear", dt=dt) ** 2) / beta**2
+
+    with jax.enable_x64(True):
+        samples = np.asarray(jax.vmap(mse)(jax.random.split(jax.random.key(5), draws)))
+    pred = bias_response_error(lam, c, T, dt=dt, rng=np.random.default_rng(1))
+    se = samples.std() / np.sqrt(draws)
+    assert abs(samples.mean() - pred) < 4 * se, (samples.mean(), pred, se)
+    with pytest.raises(ValueError, match="lam must be < 0"):
+        bias_response_error(-lam, c, T, rng=np.random.default_rng(0))

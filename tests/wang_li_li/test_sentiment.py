@@ -13,6 +13,7 @@ from lrnn_core.wang_li_li.sentiment import (
     VOCAB,
     LSTMClassifier,
     bce_loss,
+    repeated_word_fixed_point,
     repeated_word_scores,
     synthetic_reviews,
 )
@@ -69,3 +70,24 @@ def test_training_learns_the_polarity():
     model = res.model()
     assert repeated_word_scores(model, "good", 10)[-1] > 0.9
     assert repeated_word_scores(model, "awful", 10)[-1] < 0.1
+
+
+def test_fixed_point_of_an_lstm_without_recurrent_weights_is_known_in_closed_form():
+    """With the recurrent kernel zero, the gates are constants f, i, g, o of the word, the cell is
+    c' = f c + i g, h' = o tanh(c'): the fixed point is c* = i g / (1 - f), and the Jacobian is
+    block lower-triangular with diagonal diag(f) and 0, so its spectral radius is max_k f_k."""
+    model = LSTMClassifier(rngs=nnx.Rngs(3))
+    cell = model.rnn.cell
+    cell.dense_h.kernel[...] = jnp.zeros_like(cell.dense_h.kernel[...])
+    x = np.asarray(model.embed(jnp.asarray(VOCAB.index("good"))), np.float64)
+    pre = x @ np.asarray(cell.dense_i.kernel[...], np.float64) + np.asarray(cell.dense_h.bias[...])
+    i, f, g, o = np.split(pre, 4)
+    i, f, g, o = 1 / (1 + np.exp(-i)), 1 / (1 + np.exp(-f)), np.tanh(g), 1 / (1 + np.exp(-o))
+    c_star = i * g / (1 - f)
+    fp = repeated_word_fixed_point(model, "good")
+    assert fp.residual < 1e-14
+    np.testing.assert_allclose(fp.state, np.concatenate([c_star, o * np.tanh(c_star)]), atol=1e-12)
+    assert fp.radius == pytest.approx(float(np.max(f)), rel=1e-12)
+    assert fp.rate == pytest.approx(-np.log(np.max(f)), rel=1e-12)
+    with pytest.raises(ValueError, match="word must be one of"):
+        repeated_word_fixed_point(model, "meh")

@@ -317,38 +317,38 @@ def _relative_error(out: np.ndarray, ref: np.ndarray) -> float:
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    """Format rows of :func:`run_benchmark` as a Markdown table (readable as plain text)."""
-    head = [
-        "shape (B,L,N)",
-        "dtype",
-        "what",
-        "time ms",
-        "Melem/s",
-        "GB/s",
-        "% peak",
-        "x numpy",
-        "x stream",
-        "rel err",
-        "note",
-    ]
+    """Format rows of :func:`run_benchmark` as Markdown, one table per shape and dtype (readable as
+    plain text, and narrow enough for a book page). The bandwidth columns (``GB/s``, ``% peak``)
+    appear only where the device's peak bandwidth is known (a GPU)."""
     fmt = lambda x, spec: "" if x is None else format(x, spec)  # noqa: E731
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    for r in rows:
-        t = None if r["time_s"] is None else r["time_s"] * 1e3
-        eps = None if r["elements_per_s"] is None else r["elements_per_s"] / 1e6
-        pct = None if r["peak_fraction"] is None else 100 * r["peak_fraction"]
-        cells = [
-            "x".join(map(str, r["shape"])),
-            r["dtype"],
-            r["label"],
-            fmt(t, ".2f"),
-            fmt(eps, ".0f"),
-            fmt(r["gb_per_s"], ".1f"),
-            fmt(pct, ".0f"),
-            fmt(r["vs_numpy"], ".2f"),
-            fmt(r["vs_stream"], ".2f"),
-            fmt(r["rel_err"], ".1e"),
-            r["note"],
+    columns = [  # (header, cell of a row)
+        ("what", lambda r: r["label"]),
+        ("time ms", lambda r: fmt(None if r["time_s"] is None else 1e3 * r["time_s"], ".2f")),
+        ("x numpy", lambda r: fmt(r["vs_numpy"], ".2f")),
+        ("x stream", lambda r: fmt(r["vs_stream"], ".2f")),
+        ("rel err", lambda r: fmt(r["rel_err"], ".1e")),
+        ("note", lambda r: r["note"]),
+    ]
+    if any(r["peak_fraction"] is not None for r in rows):
+        columns[2:2] = [
+            ("GB/s", lambda r: fmt(r["gb_per_s"], ".1f")),
+            (
+                "% peak",
+                lambda r: fmt(
+                    None if r["peak_fraction"] is None else 100 * r["peak_fraction"], ".0f"
+                ),
+            ),
         ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    tables = []
+    for shape, dtype in dict.fromkeys((r["shape"], r["dtype"]) for r in rows):
+        lines = [
+            f"**(B, L, N) = ({', '.join(map(str, shape))}), {dtype}**",
+            "",
+            "| " + " | ".join(head for head, _ in columns) + " |",
+            "|" + "|".join("---" for _ in columns) + "|",
+        ]
+        for r in rows:
+            if (r["shape"], r["dtype"]) == (shape, dtype):
+                lines.append("| " + " | ".join(cell(r) for _, cell in columns) + " |")
+        tables.append("\n".join(lines))
+    return "\n\n".join(tables)

@@ -46,6 +46,7 @@ from jaxtyping import Array, ArrayLike, Float
 from lrnn_core.core.validate import (
     as_float64,
     check_finite,
+    check_flag,
     check_not_empty,
     check_shape,
     positive_int,
@@ -100,9 +101,11 @@ def _run(model: Model, u: np.ndarray) -> np.ndarray:
     return y
 
 
-def _response(model: Model, pattern: np.ndarray, amp: float) -> np.ndarray:
-    """``y(amp * pattern) - y(0)``: the part of the output caused by the input."""
-    return _run(model, amp * pattern) - _run(model, np.zeros_like(pattern))
+def _response(model: Model, pattern: np.ndarray, amp: float, subtract: bool = True) -> np.ndarray:
+    """``y(amp * pattern) - y(0)``: the part of the output caused by the input (``y(amp *
+    pattern)`` itself when ``subtract`` is false)."""
+    y = _run(model, amp * pattern)
+    return y - _run(model, np.zeros_like(pattern)) if subtract else y
 
 
 def _probe(
@@ -111,21 +114,32 @@ def _probe(
     amps: np.ndarray,
     dt: float,
     read: Callable[[np.ndarray], np.ndarray],
+    subtract: bool = True,
 ) -> np.ndarray:
     """Max over amplitudes of ``read(z) / (|a| dt)``."""
-    return np.max([read(_response(model, pattern, a)) / (abs(a) * dt) for a in amps], axis=0)
+    return np.max(
+        [read(_response(model, pattern, a, subtract)) / (abs(a) * dt) for a in amps], axis=0
+    )
 
 
 def heaviside_memory(
-    model: Model, L: int, *, amplitude: float | Sequence[float] = 1.0, dt: float = 1.0
+    model: Model,
+    L: int,
+    *,
+    amplitude: float | Sequence[float] = 1.0,
+    dt: float = 1.0,
+    subtract_zero_input: bool = True,
 ) -> np.ndarray:
     """Memory function ``m_k = |z_k - z_{k-1}| / (|a| dt)`` under ``u = a 1[k >= 0]`` (WLL Def. 3.1,
     eqs. 6-7).
 
     ``z = y(u) - y(0)``, ``z_{-1} = 0``; maximum over the amplitudes ``a``. Returns shape ``(L,)``.
+    ``subtract_zero_input=False`` takes ``z = y(u)`` as the authors' code does
+    (``src/memoryfunction.py``); then ``m_0 = |y_0| / (|a| dt)``.
     """
     L, dt, amps = positive_int("L", L), positive_number("dt", dt), amplitudes(amplitude)
-    return _probe(model, np.ones(L), amps, dt, lambda z: np.abs(np.diff(z, prepend=0.0)))
+    subtract = check_flag("subtract_zero_input", subtract_zero_input)
+    return _probe(model, np.ones(L), amps, dt, lambda z: np.abs(np.diff(z, prepend=0.0)), subtract)
 
 
 def impulse_memory(

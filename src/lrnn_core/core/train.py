@@ -15,8 +15,9 @@ Callers supply the model, the loss and the data:
 * :func:`train`: Flax NNX modules (the LRU models, the LSTM of
   :mod:`lrnn_core.wang_li_li.sentiment`), split into parameters and other state with
   ``nnx.split`` and merged back inside the loss (a thin adapter);
-* ``lrnn_core.wang_li_li.fitting.train_ctrnn`` (continuous-time RNNs, a ``NamedTuple`` pytree) and
-  ``lrnn_core.wang_li_li.classification.train_classifier`` (sequential MNIST) call
+* ``lrnn_core.wang_li_li.fitting.train_ctrnn`` (continuous-time RNNs, a ``NamedTuple`` pytree),
+  ``lrnn_core.wang_li_li.fitting.train_sequential_widths`` (the authors' width-by-width protocol)
+  and ``lrnn_core.wang_li_li.classification.train_classifier`` (sequential MNIST) call
   :func:`train_params` with epochs of shuffled mini-batches (:func:`epoch_indices`).
 
 Every caller gets the same :class:`TrainResult`.

@@ -106,3 +106,12 @@ def legendre_projection(
     n = np.arange(N)
     g = np.sqrt(2 * n + 1.0) * eval_legendre(n[None, :], x[:, None])
     return 0.5 * (w * values) @ g
+
+
+def orthonormal_legendre_basis(N: int, L: int) -> Float[np.ndarray, "L N"]:
+    """The first ``N`` Legendre polynomials on ``s = 1..L`` (:func:`legendre_basis`),
+    orthonormalised by Gram-Schmidt (a reduced QR with the signs of the diagonal made positive):
+    ``Q^T Q = I`` and column ``n`` spans the same polynomials of degree ``<= n``. The basis ``Psi``
+    of Assumption A (Orvieto et al., ICML 2024, §3.1.2-3.1.3) for smooth inputs."""
+    Q, R = np.linalg.qr(legendre_basis(N, L))
+    return Q * np.sign(np.diag(R))

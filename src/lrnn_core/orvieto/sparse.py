@@ -35,6 +35,7 @@ from lrnn_core.core.validate import (
     positive_int,
 )
 from lrnn_core.core.vandermonde import (
+    EPS,
     cutoff,
     gram_condition,
     numerical_rank,
@@ -46,13 +47,18 @@ from lrnn_core.core.vandermonde import (
 from lrnn_core.orvieto.memorisation import real_sequences
 
 __all__ = [
+    "SINGULAR_COND",
     "Sweep",
     "gamma",
     "gamma_gram_condition",
+    "gram_condition_candidates",
+    "log_level",
+    "map_condition_candidates",
+    "rank_gap_bound",
     "real_stack",
+    "reconstruct_sparse",
     "reconstruction_map",
     "reconstruction_map_norm",
-    "reconstruct_sparse",
     "reconstruction_sweep",
     "vandermonde_rank_profile",
 ]
@@ -110,6 +116,14 @@ def reconstruction_map(
     return basis[:k] @ pseudo_inverse(G)
 
 
+def _check_orthonormal(basis: np.ndarray) -> None:
+    """ValueError unless ``basis^T basis = I`` (to ``1e-10``)."""
+    if not np.allclose(basis.T @ basis, np.eye(basis.shape[1]), atol=1e-10):
+        raise ValueError(
+            "basis must have orthonormal columns (Psi^T Psi = I); use reconstruction_map otherwise"
+        )
+
+
 def reconstruction_map_norm(lam: Num[ArrayLike, " N"], basis: Float[ArrayLike, "L P"]) -> float:
     """``||Omega_L||_2 = ||Psi Gamma_L^+||_2`` (Fig. 12 of Orvieto et al.) for orthonormal ``Psi``.
 
@@ -119,10 +133,7 @@ def reconstruction_map_norm(lam: Num[ArrayLike, " N"], basis: Float[ArrayLike, "
     SVD of ``2N x P`` instead of forming the ``L x 2N`` map. ``basis = I_L`` gives ``||V_L^+||_2``.
     """
     basis = _basis_matrix(basis)
-    if not np.allclose(basis.T @ basis, np.eye(basis.shape[1]), atol=1e-10):
-        raise ValueError(
-            "basis must have orthonormal columns (Psi^T Psi = I); use reconstruction_map otherwise"
-        )
+    _check_orthonormal(basis)
     G = real_stack(gamma(lam, basis, basis.shape[0]))
     s = np.linalg.svd(G, compute_uv=False)
     kept = s[s > cutoff(G.shape) * s[0]]
@@ -145,15 +156,19 @@ def gamma_gram_condition(
 
 @dataclass(frozen=True)
 class Sweep:
-    """Reconstruction of one input from ``x_k`` for each ``k`` in ``ks`` (``reconstruction_sweep``).
+    """Reconstruction of inputs from ``x_k`` for each ``k`` in ``ks`` (``reconstruction_sweep``).
 
-    ``rank_gamma``: numerical rank of the real-stacked ``Gamma_k`` (``2N x P``);
+    ``rank_gamma``: numerical rank of the complex ``Gamma_k = V_k Psi_k`` (``N x P``, so at most
+    ``min(N, P)``), the rank Figs. 10-11 of Orvieto et al. plot; ``rank_real``: numerical rank of
+    the real-stacked ``[Re Gamma_k; Im Gamma_k]`` (``2N x P``) that the solve uses;
     ``rel_error``: ``||Omega_k x_k - v_{1:k}|| / ||v_{1:k}||`` (Euclidean norms over the first ``k``
-    steps; NaN while ``v_{1:k} = 0``).
+    steps; NaN while ``v_{1:k} = 0``), shape ``(len(ks),)`` for one input, ``(M, len(ks))`` for
+    ``M`` inputs.
     """
 
     ks: np.ndarray
     rank_gamma: np.ndarray
+    rank_real: np.ndarray
     rel_error: np.ndarray
 
 
@@ -170,7 +185,7 @@ def _steps(ks: ArrayLike | None, L: int) -> np.ndarray:
 def reconstruction_sweep(
     lam: Num[ArrayLike, " N"],
     basis: Float[ArrayLike, "L P"],
-    u: Float[ArrayLike, " L"],
+    u: Float[ArrayLike, "*M L"],
     ks: ArrayLike | None = None,
     *,
     chunk: int = 256,
@@ -178,60 +193,73 @@ def reconstruction_sweep(
     """Reconstruct ``v_{1:k} = Psi_k alpha_k``, ``alpha_k = Gamma_k^+ x_k`` (eqs. 6-7 of Orvieto et
     al.) for every ``k`` in ``ks``.
 
-    ``lam``: ``(N,)`` eigenvalues (``|lambda| <= 1``), ``basis``: ``Psi`` ``(L, P)``, ``u``: the
-    input ``(L,)``; ``ks``: increasing steps in ``[1, L]`` (default every ``k``). The state
-    ``x_k = lam x_{k-1} + u_k`` and ``Gamma_k = lam Gamma_{k-1} + Psi[k-1]`` are run forward
-    together (the recurrence itself, ``O(NP)`` per step, instead of forming ``V_k``);
-    ``Gamma_k^+ x_k`` is the one truncated pseudo-inverse (of the triangular factor of a QR of
-    ``[Gamma_k | x_k]``, which has the same singular values, with the cut-off of ``Gamma_k``).
-    The ``Gamma_k`` of ``chunk`` steps are solved together as a batch.
+    ``lam``: ``(N,)`` eigenvalues (``|lambda| <= 1``), ``basis``: ``Psi`` ``(L, P)``, ``u``: one
+    input ``(L,)`` or ``M`` inputs ``(M, L)``; ``ks``: increasing steps in ``[1, L]`` (default
+    every ``k``). The states ``x_k = lam x_{k-1} + u_k`` and ``Gamma_k = lam Gamma_{k-1} +
+    Psi[k-1]`` are run forward together from one wanted ``k`` to the next, ``d`` steps at once
+    (``x_k = lam^d x_{k-d} + [lam^(d-1), ..., 1] u_{k-d+1:k}``; ``O(NP)`` per step, never forming
+    ``V_k``); ``Gamma_k^+ x_k`` is the one truncated pseudo-inverse (of the triangular
+    factor of a QR of ``[Gamma_k | x_k]``, which has the same singular values, with the cut-off of
+    ``Gamma_k``). The ``Gamma_k`` of ``chunk`` steps are solved together as a batch.
     """
     lam, basis = _stable_eigenvalues(lam), _basis_matrix(basis)
     L, P = basis.shape
     u = real_sequences("u", u)
-    check_shape("u", u, (L,))
+    check_shape("u", u, (*u.shape[:-1], L))
+    inputs = np.atleast_2d(u)  # (M, L)
     ks = _steps(ks, L)
     chunk = positive_int("chunk", chunk)
-    wanted = np.zeros(L + 1, dtype=bool)
-    wanted[ks] = True
-    x = np.zeros(lam.shape, np.complex128)
+    x = np.zeros(lam.shape + (inputs.shape[0],), np.complex128)
     G = np.zeros(lam.shape + (P,), np.complex128)
-    ranks, errors, batch_G, batch_x, batch_k = [], [], [], [], []
-    for k in range(1, L + 1):
-        x = lam * x + u[k - 1]
-        G = lam[:, None] * G + basis[k - 1]
-        if wanted[k]:
-            batch_G.append(G.copy())
-            batch_x.append(x.copy())
-            batch_k.append(k)
-        if len(batch_k) == chunk or (k == L and batch_k):
-            r, e = _solve_batch(np.stack(batch_G), np.stack(batch_x), np.array(batch_k), basis, u)
-            ranks.append(r)
-            errors.append(e)
+    parts, batch_G, batch_x, batch_k = [], [], [], []
+    previous = 0
+    for i, k in enumerate(ks):
+        # d steps of the recurrence at once: x_k = lam^d x_(k-d) + sum_j lam^(k-j) u_j
+        d = k - previous
+        powers = lam[:, None] ** np.arange(d - 1, -1, -1)  # (N, d): lam^(d-1), ..., lam, 1
+        x = lam[:, None] ** d * x + powers @ inputs[:, previous:k].T
+        G = lam[:, None] ** d * G + powers @ basis[previous:k]
+        previous = k
+        batch_G.append(G)
+        batch_x.append(x)
+        batch_k.append(k)
+        if len(batch_k) == chunk or i == ks.size - 1:
+            parts.append(
+                _solve_batch(np.stack(batch_G), np.stack(batch_x), np.array(batch_k), basis, inputs)
+            )
             batch_G, batch_x, batch_k = [], [], []
-    return Sweep(ks=ks, rank_gamma=np.concatenate(ranks), rel_error=np.concatenate(errors))
+    rank_gamma, rank_real, errors = (np.concatenate(p, axis=-1) for p in zip(*parts, strict=True))
+    return Sweep(
+        ks=ks,
+        rank_gamma=rank_gamma,
+        rank_real=rank_real,
+        rel_error=errors if u.ndim == 2 else errors[0],
+    )
 
 
 def _solve_batch(
-    G: np.ndarray, x: np.ndarray, ks: np.ndarray, basis: np.ndarray, u: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Ranks and relative errors for a batch of ``Gamma_k`` ``(B, N, P)`` and states ``(B, N)``."""
+    G: np.ndarray, x: np.ndarray, ks: np.ndarray, basis: np.ndarray, inputs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Complex and real ranks ``(B,)`` and relative errors ``(M, B)`` for a batch of ``Gamma_k``
+    ``(B, N, P)`` and states ``(B, N, M)``."""
+    N, P = G.shape[-2:]
+    rank_complex = numerical_rank(np.linalg.svd(G, compute_uv=False), (N, P))
     G = real_stack(G)  # (B, 2N, P)
-    x = np.concatenate([x.real, x.imag], axis=-1)  # (B, 2N)
-    P = G.shape[-1]
+    x = real_stack(x)  # (B, 2N, M)
     # QR of [Gamma | x] first: Gamma = Q R_G and Q^T x = r, so Gamma^+ x = R_G^+ r, and the SVD
     # is only needed of the small R_G (same singular values as Gamma): far cheaper.
-    R = np.linalg.qr(np.concatenate([G, x[..., None]], axis=-1), mode="r")
-    R_G, r = R[..., :P], R[..., P]
-    alpha, rank = pinv_apply(R_G, r, rcond=cutoff(G.shape), return_rank=True)
+    R = np.linalg.qr(np.concatenate([G, x], axis=-1), mode="r")
+    R_G, r = R[..., None, :, :P], np.swapaxes(R[..., P:], -1, -2)  # (B, 1, m, P), (B, M, m)
+    alpha, rank = pinv_apply(R_G, r, rcond=cutoff(G.shape), return_rank=True)  # (B, M, P)
     k_max = ks[-1]
-    recon = basis[:k_max] @ alpha.T  # (k_max, B): column b is Psi alpha_b on the first k_max steps
-    inside = np.arange(k_max)[:, None] < ks[None, :]
-    residual = np.where(inside, recon - u[:k_max, None], 0.0)
-    reference = np.where(inside, u[:k_max, None], 0.0)
-    size = np.linalg.norm(reference, axis=0)
+    recon = np.einsum("tp,bmp->mtb", basis[:k_max], alpha)  # (M, k_max, B)
+    inside = np.arange(k_max)[:, None] < ks[None, :]  # (k_max, B)
+    target = inputs[:, :k_max, None]
+    residual = np.where(inside, recon - target, 0.0)
+    size = np.linalg.norm(np.where(inside, target, 0.0), axis=1)  # (M, B)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return rank, np.where(size > 0, np.linalg.norm(residual, axis=0) / size, np.nan)
+        error = np.where(size > 0, np.linalg.norm(residual, axis=1) / size, np.nan)
+    return rank_complex, rank[:, 0], error
 
 
 def _vandermonde_frobenius(lam: np.ndarray, L: int) -> float:
@@ -291,3 +319,78 @@ def reconstruct_sparse(
     check_shape("u", u, (*u.shape[:-1], basis.shape[0]))
     x_L = vandermonde64(lam, basis.shape[0]) @ u.T  # (N,) or (N, batch)
     return (reconstruction_map(lam, basis) @ real_stack(x_L)).T
+
+
+#: A condition number above ``1 / EPS ~ 4.5e15`` describes a matrix that is singular to float64
+#: working precision: its computed value is rounding noise, not a level.
+SINGULAR_COND = 1.0 / EPS
+
+
+def log_level(cond: ArrayLike) -> np.ndarray:
+    """``log10(cond)``, or ``inf`` where ``cond > SINGULAR_COND`` (numerically singular)."""
+    cond = np.asarray(cond, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.where(cond > SINGULAR_COND, np.inf, np.log10(cond))
+
+
+def gram_condition_candidates(
+    lam: Num[ArrayLike, " N"], basis: Float[ArrayLike, "L P"]
+) -> dict[str, float]:
+    """The readings of ``cond(Omega^T Omega)``, ``Omega = V_L Psi_L`` (Fig. 9 of Orvieto et al.).
+
+    The paper names neither the matrix's field nor how the number is computed, so four readings:
+    ``"complex"``: ``cond(Gamma^H Gamma) = (s_1 / s_P)^2`` from the SVD of the complex ``N x P``
+    ``Gamma_L`` (``inf`` if ``P > N``); ``"real"``: the same for ``[Re Gamma; Im Gamma]``
+    (``2N x P``); ``"formed complex"`` / ``"formed real"``: :func:`numpy.linalg.cond` of the formed
+    Gram matrix ``Gamma^H Gamma`` / ``Re(Gamma^H Gamma)`` (the real-stacked Gram), which cannot
+    resolve more than about ``1 / EPS`` and returns rounding noise (``~1e17 ... 1e21``) beyond.
+    """
+    basis = _basis_matrix(basis)
+    G = gamma(lam, basis, basis.shape[0])
+    gram = G.conj().T @ G
+    return {
+        "complex": gram_condition(G),
+        "real": gram_condition(real_stack(G)),
+        "formed complex": float(np.linalg.cond(gram)),
+        "formed real": float(np.linalg.cond(gram.real)),
+    }
+
+
+def map_condition_candidates(
+    lam: Num[ArrayLike, " N"], basis: Float[ArrayLike, "L P"]
+) -> dict[str, float]:
+    """The readings of Fig. 12's "conditioning of the reconstruction map" (Orvieto et al.).
+
+    ``"norm real"``: ``||Omega_L||_2`` of the real-stacked map (:func:`reconstruction_map_norm`),
+    ``inf`` if the real-stacked ``Gamma_L`` is rank deficient under the one cut-off (the norm is
+    then set by the cut-off, not by ``Gamma_L``); ``"cond complex"``: ``s_1 / s_r`` of the complex
+    ``Gamma_L`` over its ``r = min(N, P)`` singular values (for ``basis = I_L`` the conditioning of
+    ``V_L^+``); ``"cond^2 complex"``: its square. ``basis`` must have orthonormal columns.
+    """
+    basis = _basis_matrix(basis)
+    _check_orthonormal(basis)
+    G = gamma(lam, basis, basis.shape[0])
+    stacked = real_stack(G)
+    s_real = np.linalg.svd(stacked, compute_uv=False)
+    full = numerical_rank(s_real, stacked.shape) == basis.shape[1]
+    s = np.linalg.svd(G, compute_uv=False)
+    cond = float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
+    return {
+        "norm real": float(1.0 / s_real[-1]) if full else float("inf"),
+        "cond complex": cond,
+        "cond^2 complex": cond**2,
+    }
+
+
+def rank_gap_bound(lam: Num[ArrayLike, " N"]) -> int:
+    """Upper bound on ``min(N, k) - rank(V_k)`` for every ``k <= 2N`` (Figs. 10-11 of Orvieto et
+    al.): the number of singular values of the square ``V_N`` at or below ``2N eps s_1(V_2N)``.
+
+    For ``k <= N``, ``V_k`` is ``k`` columns of ``V_N`` and for ``N <= k``, ``V_k`` contains
+    ``V_N``; by interlacing ``sigma_i(V_k) >= sigma_(i + N - k)(V_N)`` resp. ``>= sigma_i(V_N)``,
+    while the cut-off ``max(N, k) eps s_1(V_k)`` of the one policy is at most ``2N eps s_1(V_2N)``.
+    """
+    lam = _stable_eigenvalues(lam)
+    N = lam.size
+    tol = 2 * N * EPS * singular_values(lam, 2 * N)[0]
+    return int(np.sum(singular_values(lam, N) <= tol))

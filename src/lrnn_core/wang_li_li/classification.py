@@ -1,16 +1,28 @@
 """Sequence classification with continuous-time RNNs: sequential MNIST (Wang, Li & Li, ICLR 2024,
 App. E, Fig. 9 and Table 1).
 
-The model is the CTRNN of :mod:`lrnn_core.wang_li_li.ctrnn` read at the last step,
+The paper trains "nonlinear RNNs on the MNIST dataset for 10 epochs" with the recurrent-weight
+parameterisations direct, exp, softplus and inverse, "initialized with identical weight
+configurations", and gives no architecture. The model here is the authors' stably reparameterised
+nonlinear RNN (github radarFudan/Curse-of-memory, ``src/models/recurrent/softplusrnn.py``), with a
+linear encoder and decoder (their ``encoders/linear.py``, ``decoders/linear.py``), read at the last
+step:
 
-    x_{k+1} = x_k + dt * sigma(lam * x_k + B u_k + b),   logits = C x_L,
+    x_{k+1} = x_k + dt * tanh(W x_k + B u_k + b),   W = P^T diag(f(raw)) P,   logits = C x_L + c,
 
-trained with the softmax cross-entropy. The paper trains "nonlinear RNNs on MNIST for 10 epochs"
-with the four recurrent-weight parameterisations (direct, exp, softplus, inverse) from *identical
-initial weights*; :func:`compare_parameterisations` does this: one set of initial eigenvalues per
-seed, re-expressed in each parameterisation with :func:`lrnn_core.wang_li_li.ctrnn.raw_from_weight`,
-so that all four start from the same function. Seeds are trained side by side with ``jax.vmap`` by
-the book's one training loop, :func:`lrnn_core.core.train.train_params`.
+where ``P`` (N, N) is a trained matrix initialised orthogonal and ``f`` is one of the maps of
+:func:`lrnn_core.wang_li_li.ctrnn.recurrent_weight` (the authors' code writes ``x - P^T W P h`` with
+``W = softplus(w) > 0``, i.e. ``f = -softplus``). For every ``P`` the matrix ``W`` is symmetric with
+``z^T W z = (P z)^T diag(f(raw)) (P z) <= 0``, so a stable ``f`` keeps the recurrence stable even
+though ``P`` is not kept orthogonal during training.
+
+:func:`compare_parameterisations` starts the four parameterisations from the same network: one
+initial classifier per seed, its eigenvalues re-expressed in each parameterisation with
+:func:`lrnn_core.wang_li_li.ctrnn.raw_from_weight`. Seeds are trained side by side with
+``jax.vmap`` by the book's one training loop, :func:`lrnn_core.core.train.train_params`, with the
+optimiser of the same authors' sequential-MNIST configuration (github radarFudan/StableSSM,
+``configs/experiment/MNIST/ssm.yaml``): AdamW, learning rate 0.01, weight decay 0.01, cosine decay
+to 0 over the run, batch 128.
 
 Images become pixel sequences (row-major scan, one pixel per step, ``M = 1``), optionally
 block-averaged to ``side x side`` pixels first (``side = 28``: the 784-step task). Pixels are
@@ -21,6 +33,7 @@ the authors' MNIST data module).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Literal, NamedTuple
 
 import jax
@@ -39,30 +52,26 @@ from lrnn_core.core.validate import (
     check_shape,
     positive_int,
     positive_number,
+    real_number,
     seed_list,
 )
 from lrnn_core.data.mnist import load_mnist
-from lrnn_core.wang_li_li.ctrnn import (
-    ACTIVATIONS,
-    CTRNN,
-    PARAMETERISATIONS,
-    check_ctrnn,
-    ctrnn_outputs,
-    init_ctrnn,
-    raw_from_weight,
-)
+from lrnn_core.wang_li_li.ctrnn import PARAMETERISATIONS, raw_from_weight, recurrent_weight
 
 __all__ = [
     "MNIST_MEAN",
     "MNIST_STD",
+    "Classifier",
     "ClassificationRun",
     "SequenceData",
+    "check_classifier",
     "classifier_logits",
     "compare_parameterisations",
     "evaluate",
     "initial_classifiers",
     "labelled_sequences",
     "mnist_pixel_data",
+    "mixing_weight",
     "pixel_sequences",
     "same_start",
     "train_classifier",
@@ -79,13 +88,27 @@ class SequenceData(NamedTuple):
     labels: Int[Array, " n_seqs"]
 
 
+class Classifier(NamedTuple):
+    """Parameters of the sequence classifier (a pytree; leading run axes allowed): ``raw`` (N,)
+    gives the eigenvalues ``f(raw)`` of ``W = P^T diag(f(raw)) P``, ``P`` (N, N) the mixing matrix,
+    ``B`` (N, M) and ``b`` (N,) the encoder, ``C`` (n_classes, N) and ``c`` (n_classes,) the
+    decoder."""
+
+    raw: Float[Array, "*runs N"]
+    P: Float[Array, "*runs N N"]
+    B: Float[Array, "*runs N M"]
+    b: Float[Array, "*runs N"]
+    C: Float[Array, "*runs n_classes N"]
+    c: Float[Array, "*runs n_classes"]
+
+
 class ClassificationRun(NamedTuple):
     """One parameterisation trained from several seeds (leading axis of every array = seed).
 
     ``training``: the :class:`lrnn_core.core.train.TrainResult` of the book's one loop (its
     ``losses`` (seeds, steps): the mini-batch loss of every step, before that step's update;
-    its ``params``: the trained CTRNNs); ``test_loss``, ``test_accuracy`` (seeds,): after the last
-    epoch.
+    its ``params``: the trained classifiers); ``test_loss``, ``test_accuracy`` (seeds,): after the
+    last epoch.
     """
 
     parameterisation: str
@@ -100,9 +123,41 @@ class ClassificationRun(NamedTuple):
         return self.training.losses
 
     @property
-    def params(self) -> CTRNN:
-        """The trained CTRNNs, stacked over seeds."""
+    def params(self) -> Classifier:
+        """The trained classifiers, stacked over seeds."""
         return self.training.params
+
+
+def check_classifier(name: str, params: Classifier) -> None:
+    """TypeError unless ``params`` is a :class:`Classifier`; ValueError if its shapes disagree or
+    (when concrete) it holds NaN or infinity. Leading run axes are allowed."""
+    if not isinstance(params, Classifier):
+        raise TypeError(f"{name} must be a Classifier, got {type(params).__name__}")
+    for field in Classifier._fields:
+        as_inexact(f"{name}.{field}", getattr(params, field))
+        check_finite(f"{name}.{field}", getattr(params, field))
+    N = np.shape(params.raw)[-1]
+    n_classes = np.shape(params.c)[-1]
+    expected = {"P": (N, N), "b": (N,), "C": (n_classes, N)}
+    for field, shape in expected.items():
+        if np.shape(getattr(params, field))[-len(shape) :] != shape:
+            raise ValueError(
+                f"{name} is inconsistent: raw {np.shape(params.raw)}, P {np.shape(params.P)}, "
+                f"B {np.shape(params.B)}, b {np.shape(params.b)}, C {np.shape(params.C)}, "
+                f"c {np.shape(params.c)} (expected raw (N,), P (N, N), B (N, M), b (N,), "
+                "C (n_classes, N), c (n_classes,))"
+            )
+    if np.shape(params.B)[-2] != N:
+        raise ValueError(f"{name}.B must have shape (N={N}, M), got {np.shape(params.B)}")
+
+
+def mixing_weight(params: Classifier, parameterisation: str) -> Float[Array, "*runs N N"]:
+    """The recurrent matrix ``W = P^T diag(f(raw)) P`` (the authors' ``softplusrnn.py``, with any
+    of the four maps ``f`` of :func:`lrnn_core.wang_li_li.ctrnn.recurrent_weight`)."""
+    check_classifier("params", params)
+    lam = recurrent_weight(params.raw, parameterisation)
+    P = jnp.asarray(params.P)
+    return jnp.swapaxes(P, -1, -2) @ (lam[..., :, None] * P)
 
 
 def pixel_sequences(images: ArrayLike, side: int = 28) -> np.ndarray:
@@ -136,17 +191,34 @@ def mnist_pixel_data(
 
 
 def classifier_logits(
-    params: CTRNN,
+    params: Classifier,
     u: Float[ArrayLike, "*batch L M"],
     *,
     parameterisation: str,
-    activation: str = "tanh",
     dt: float = 1.0,
 ) -> Float[Array, "*batch n_classes"]:
-    """Logits ``C x_L`` (..., n_classes) of the CTRNN read at the last step of ``u`` (..., L, M)."""
-    return ctrnn_outputs(
-        params, u, activation=activation, parameterisation=parameterisation, dt=dt
-    )[..., -1, :]
+    """Logits ``C x_L + c`` (..., n_classes) of the classifier on ``u`` (..., L, M), with
+    ``x_{k+1} = x_k + dt * tanh(W x_k + B u_k + b)``, ``x_0 = 0``, ``W`` of :func:`mixing_weight`
+    (WLL Sec. 2 and App. E; the authors' ``softplusrnn.py``)."""
+    W = mixing_weight(params, parameterisation)
+    u = as_inexact("u", u)
+    check_ndim("u", u, 2)
+    N, M = params.B.shape
+    if u.shape[-1] != M:
+        raise ValueError(f"u must have shape (..., L, M={M}), got {u.shape}")
+    if params.raw.shape != (N,):
+        raise ValueError(
+            f"params must be one classifier without a run axis, got raw {params.raw.shape}"
+        )
+    dt = positive_number("dt", dt)
+    drive = u @ params.B.T + params.b  # (..., L, N)
+
+    def step(x, d):
+        return x + dt * jnp.tanh(x @ W.T + d), None
+
+    x0 = jnp.zeros(drive.shape[:-2] + (N,), drive.dtype)
+    x, _ = jax.lax.scan(step, x0, jnp.moveaxis(drive, -2, 0))
+    return x @ params.C.T + params.c
 
 
 def labelled_sequences(name: str, data: SequenceData, n_classes: int) -> SequenceData:
@@ -167,73 +239,83 @@ def labelled_sequences(name: str, data: SequenceData, n_classes: int) -> Sequenc
     return SequenceData(u, jnp.asarray(labels, jnp.int32))
 
 
+@partial(jax.jit, static_argnums=(3, 4))
+def _loss_and_correct(
+    params: Classifier, u: Array, labels: Array, parameterisation: str, dt: float
+) -> tuple[Array, Array]:
+    """Summed cross-entropy and number of correct predictions on one chunk (compiled once per
+    shape, parameterisation and step)."""
+    logits = classifier_logits(params, u, parameterisation=parameterisation, dt=dt)
+    loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels)
+    return loss.sum(), (logits.argmax(-1) == labels).sum()
+
+
 def evaluate(
-    params: CTRNN,
+    params: Classifier,
     data: SequenceData,
     *,
     parameterisation: str,
-    activation: str = "tanh",
     dt: float = 1.0,
     chunk: int = 1000,
 ) -> tuple[float, float]:
-    """Mean cross-entropy and accuracy of one CTRNN on ``data``, in chunks of ``chunk``
+    """Mean cross-entropy and accuracy of one classifier on ``data``, in chunks of ``chunk``
     sequences."""
-    check_ctrnn("params", params)
+    check_classifier("params", params)
     chunk = positive_int("chunk", chunk)
-    data = labelled_sequences("data", data, params.C.shape[0])
-
-    @jax.jit
-    def sums(u, labels):
-        logits = classifier_logits(
-            params, u, parameterisation=parameterisation, activation=activation, dt=dt
-        )
-        loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels)
-        return loss.sum(), (logits.argmax(-1) == labels).sum()
+    data = labelled_sequences("data", data, params.c.shape[0])
 
     n_seqs = data.u.shape[0]
     totals = [
-        sums(data.u[i : i + chunk], data.labels[i : i + chunk]) for i in range(0, n_seqs, chunk)
+        _loss_and_correct(
+            params, data.u[i : i + chunk], data.labels[i : i + chunk], parameterisation, dt
+        )
+        for i in range(0, n_seqs, chunk)
     ]
     loss, correct = (float(sum(t[j] for t in totals)) for j in range(2))
     return loss / n_seqs, correct / n_seqs
 
 
 def initial_classifiers(
-    seeds: Sequence[int],
-    N: int,
-    *,
-    M: int = 1,
-    n_classes: int = 10,
-    decay_range: tuple[float, float] = (0.005, 0.5),
-) -> CTRNN:
-    """One random CTRNN per seed, in the "direct" parameterisation (raw = eigenvalues), stacked on
-    axis 0.
+    seeds: Sequence[int], N: int, *, M: int = 1, n_classes: int = 10
+) -> Classifier:
+    """One random classifier per seed, in the "direct" parameterisation (raw = eigenvalues), stacked
+    on axis 0, initialised as the authors' code does (PyTorch defaults): eigenvalues
+    ``-softplus(z)``, ``z ~ N(0, 1)`` (``softplusrnn.py``), ``P`` orthogonal (the Q factor of a
+    Gaussian matrix), encoder ``B, b ~ U(-1/sqrt(M), 1/sqrt(M))`` and decoder
+    ``C, c ~ U(-1/sqrt(N), 1/sqrt(N))`` (``nn.Linear``)."""
+    N, M, n_classes = (
+        positive_int("N", N),
+        positive_int("M", M),
+        positive_int("n_classes", n_classes),
+    )
 
-    Eigenvalues ``-Uniform(decay_range)``; the default puts some of them close to the stability
-    boundary 0 (memories of hundreds of steps, needed to read a 196- or 784-step image), where the
-    parameterisation matters. The readout ``C`` is scaled by 0.1 so that the initial loss is close
-    to
-    ``log(n_classes)``.
-    """
-
-    def one(seed: int) -> CTRNN:
-        p = init_ctrnn(jax.random.key(seed), N, M=M, d_out=n_classes, decay_range=decay_range)
-        return p._replace(C=0.1 * p.C)
+    def one(seed: int) -> Classifier:
+        k = jax.random.split(jax.random.key(seed), 6)
+        q, r = jnp.linalg.qr(jax.random.normal(k[1], (N, N)))
+        enc, dec = 1.0 / np.sqrt(M), 1.0 / np.sqrt(N)
+        return Classifier(
+            raw=-jax.nn.softplus(jax.random.normal(k[0], (N,))),
+            P=q * jnp.sign(jnp.diag(r)),
+            B=jax.random.uniform(k[2], (N, M), minval=-enc, maxval=enc),
+            b=jax.random.uniform(k[3], (N,), minval=-enc, maxval=enc),
+            C=jax.random.uniform(k[4], (n_classes, N), minval=-dec, maxval=dec),
+            c=jax.random.uniform(k[5], (n_classes,), minval=-dec, maxval=dec),
+        )
 
     seeds = seed_list("seeds", seeds)
     return jax.tree.map(lambda *leaves: jnp.stack(leaves), *(one(s) for s in seeds))
 
 
-def same_start(direct: CTRNN, parameterisation: str) -> CTRNN:
+def same_start(direct: Classifier, parameterisation: str) -> Classifier:
     """``direct`` (raw = eigenvalues) re-expressed in ``parameterisation``: the same network, the
-    same function, only the coordinates of the recurrent weight change (WLL Table 1: "identical
-    initial weights")."""
-    check_ctrnn("direct", direct)
+    same function, only the coordinates of the eigenvalues change (WLL App. E: "identical weight
+    configurations")."""
+    check_classifier("direct", direct)
     return direct._replace(raw=raw_from_weight(direct.raw, parameterisation))
 
 
 def train_classifier(
-    init: CTRNN,
+    init: Classifier,
     train: SequenceData,
     test: SequenceData,
     *,
@@ -242,46 +324,46 @@ def train_classifier(
     epochs: int,
     batch_size: int = 128,
     learning_rate: float = 0.01,
-    activation: str = "tanh",
+    weight_decay: float = 0.01,
     dt: float = 1.0,
     progress: bool = True,
 ) -> ClassificationRun:
-    """Train the CTRNNs ``init`` (stacked over ``seeds``, already in ``parameterisation``) with Adam
-    on the cross-entropy of ``train``, all seeds at once (``jax.vmap``), then evaluate each on
-    ``test`` (WLL App. E).
+    """Train the classifiers ``init`` (stacked over ``seeds``, already in ``parameterisation``) on
+    the cross-entropy of ``train``, all seeds at once (``jax.vmap``), then evaluate each on ``test``
+    (WLL App. E).
 
-    Epoch ``e`` of seed ``s`` visits the training set in the order
-    ``permutation(fold_in(fold_in(key(s), 1), e), n_seqs)`` (the last incomplete batch is dropped).
-    No gradient clipping, no learning-rate schedule: the comparison is of the bare
-    parameterisations. The loop is :func:`lrnn_core.core.train.train_params`, one step per round.
+    Optimiser: AdamW with ``learning_rate`` decayed to 0 by a cosine over the run and
+    ``weight_decay`` (the authors' StableSSM MNIST configuration: 0.01, 0.01, batch 128). Epoch
+    ``e`` of seed ``s`` visits the training set in the order ``permutation(fold_in(fold_in(key(s),
+    1), e), n_seqs)`` (the last incomplete batch is dropped). The loop is
+    :func:`lrnn_core.core.train.train_params`, one epoch per round.
     """
     check_choice("parameterisation", parameterisation, PARAMETERISATIONS)
-    check_choice("activation", activation, ACTIVATIONS)
     seeds = seed_list("seeds", seeds)
-    check_ctrnn("init", init)
+    check_classifier("init", init)
     check_ndim("init.raw", init.raw, 2)
     if init.raw.shape[0] != len(seeds):
         raise ValueError(
             f"init must be stacked over the {len(seeds)} seeds (raw of shape (seeds, N)), "
             f"got raw of shape {init.raw.shape}"
         )
-    n_classes = init.C.shape[-2]
+    n_classes = init.c.shape[-1]
     train = labelled_sequences("train", train, n_classes)
     test = labelled_sequences("test", test, n_classes)
     epochs = positive_int("epochs", epochs)
     batch_size = positive_int("batch_size", batch_size)
     learning_rate = positive_number("learning_rate", learning_rate)
+    weight_decay = real_number("weight_decay", weight_decay, low=0.0)
     dt = positive_number("dt", dt)
     progress = check_flag("progress", progress)
     n_seqs = train.u.shape[0]
     if batch_size > n_seqs:
         raise ValueError(f"batch_size={batch_size} exceeds the {n_seqs} training sequences")
+    per_epoch = n_seqs // batch_size
 
     def loss(params, batch):
         u, labels = batch
-        logits = classifier_logits(
-            params, u, parameterisation=parameterisation, activation=activation, dt=dt
-        )
+        logits = classifier_logits(params, u, parameterisation=parameterisation, dt=dt)
         return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
 
     def batch_at(key, t):
@@ -289,13 +371,15 @@ def train_classifier(
         return train.u[idx], train.labels[idx]
 
     data_keys = jnp.stack([jax.random.fold_in(jax.random.key(s), 1) for s in seeds])
+    schedule = optax.cosine_decay_schedule(learning_rate, epochs * per_epoch)
     training = train_params(
         loss,
         init,
         batch_at,
         data_keys,
-        steps=epochs * (n_seqs // batch_size),
-        optimizer=optax.adam(learning_rate),
+        steps=epochs * per_epoch,
+        steps_per_round=per_epoch,
+        optimizer=optax.adamw(schedule, weight_decay=weight_decay),
         progress=progress,
         desc=f"MNIST {parameterisation}",
     )
@@ -304,7 +388,6 @@ def train_classifier(
             jax.tree.map(lambda a, j=j: a[j], training.params),
             test,
             parameterisation=parameterisation,
-            activation=activation,
             dt=dt,
         )
         for j in range(len(seeds))
@@ -327,22 +410,18 @@ def compare_parameterisations(
     epochs: int,
     parameterisations: Sequence[str] = PARAMETERISATIONS,
     n_classes: int = 10,
-    decay_range: tuple[float, float] = (0.005, 0.5),
     **train_kwargs,
 ) -> dict[str, ClassificationRun]:
-    """Train each parameterisation from the same initial CTRNNs (one per seed; WLL App. E, Fig. 9,
-    Table 1).
+    """Train each parameterisation from the same initial classifiers (one per seed; WLL App. E,
+    Fig. 9, Table 1).
 
     Remaining keywords go to :func:`train_classifier` (``batch_size``, ``learning_rate``,
-    ``activation``,
-    ``dt``, ``progress``).
+    ``weight_decay``, ``dt``, ``progress``).
     """
     train = labelled_sequences("train", train, n_classes)
     for p in parameterisations:
         check_choice("parameterisations", p, PARAMETERISATIONS)
-    direct = initial_classifiers(
-        seeds, N, M=train.u.shape[-1], n_classes=n_classes, decay_range=decay_range
-    )
+    direct = initial_classifiers(seeds, N, M=train.u.shape[-1], n_classes=n_classes)
     return {
         p: train_classifier(
             same_start(direct, p),

@@ -13,14 +13,21 @@
 * Nonlinear RNNs are trained with Adam (learning rate 0.005), MSE loss and batch size 128 (App. D),
   several runs at once: :func:`train_ctrnn` is the book's one training loop
   (:func:`lrnn_core.core.train.train_params`) with epochs of shuffled mini-batches.
+* :func:`train_sequential_widths` is the authors' protocol for WLL Figs 2, 3 and 12 (github
+  radarFudan/Curse-of-memory, ``scripts/lf_all.sh``, ``configs/experiment/LF``): widths trained in
+  sequence, each until its validation loss is half the previous width's, with the time-weighted
+  MSE (:func:`time_weighted_mse`), gradient clipping and ReduceLROnPlateau.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from jax.flatten_util import ravel_pytree
 from jaxtyping import Array, ArrayLike, Float
 
 from lrnn_core.core.train import TrainResult, epoch_indices, train_params
@@ -32,8 +39,10 @@ from lrnn_core.core.validate import (
     check_flag,
     check_ndim,
     check_shape,
+    nonnegative_int,
     positive_int,
     positive_number,
+    real_number,
 )
 from lrnn_core.wang_li_li.ctrnn import (
     ACTIVATIONS,
@@ -41,18 +50,21 @@ from lrnn_core.wang_li_li.ctrnn import (
     PARAMETERISATIONS,
     check_ctrnn,
     ctrnn_outputs,
+    init_ctrnn,
     raw_from_weight,
     recurrent_weight,
 )
 
 __all__ = [
-    "epochs_to_threshold",
     "fit_linear_rnn",
     "fitted_rnn",
     "geometric_rates",
     "kernel_loss",
     "linear_rnn_kernel",
+    "WidthResult",
+    "time_weighted_mse",
     "train_ctrnn",
+    "train_sequential_widths",
     "uniform_rates",
 ]
 
@@ -184,6 +196,26 @@ def _run_data(name: str, a: ArrayLike, runs: int) -> tuple[Array, bool]:
     return a, False
 
 
+def _ctrnn_batches(u, y, u_per_run, y_per_run, key, runs, batch_size):
+    """The streams and ``batch_at`` of :func:`train_ctrnn`: epoch ``e`` of run ``r`` visits the data
+    in the order ``permutation(split(fold_in(key, e), R)[r], n_seqs)``."""
+    n_seqs = u.shape[-3]
+    streams = {"run": jnp.arange(runs)}
+    if u_per_run:
+        streams["u"] = u
+    if y_per_run:
+        streams["y"] = y
+
+    def batch_at(stream, t):
+        def run_key(epoch):
+            return jax.random.split(jax.random.fold_in(key, epoch), runs)[stream["run"]]
+
+        idx = epoch_indices(run_key, t, n_seqs=n_seqs, batch_size=batch_size)
+        return stream.get("u", u)[idx], stream.get("y", y)[idx]
+
+    return streams, batch_at
+
+
 def train_ctrnn(
     params: CTRNN,
     u: Float[ArrayLike, "*runs n_seqs L M"],
@@ -240,19 +272,7 @@ def train_ctrnn(
         ub, yb = batch
         return jnp.mean((ctrnn_outputs(p, ub, **model) - yb) ** 2)
 
-    streams = {"run": jnp.arange(runs)}
-    if u_per_run:
-        streams["u"] = u
-    if y_per_run:
-        streams["y"] = y
-
-    def batch_at(stream, t):
-        def run_key(epoch):
-            return jax.random.split(jax.random.fold_in(key, epoch), runs)[stream["run"]]
-
-        idx = epoch_indices(run_key, t, n_seqs=n_seqs, batch_size=batch_size)
-        return stream.get("u", u)[idx], stream.get("y", y)[idx]
-
+    streams, batch_at = _ctrnn_batches(u, y, u_per_run, y_per_run, key, runs, batch_size)
     evaluate = None
     if u_test is not None and y_test is not None:
         u_test, ut_per_run = _run_data("u_test", u_test, runs)
@@ -281,11 +301,210 @@ def train_ctrnn(
     )
 
 
-def epochs_to_threshold(losses: Float[ArrayLike, "runs epochs"], threshold: float) -> np.ndarray:
-    """For each row of ``losses`` (runs, epochs): the first epoch (1-based) whose loss is at most
-    ``threshold``, or ``inf`` where it never gets there."""
-    losses = np.atleast_2d(as_float64("losses", losses))
-    threshold = float(np.asarray(threshold))
-    reached = losses <= threshold
-    first = np.argmax(reached, axis=1).astype(np.float64) + 1
-    return np.where(reached.any(axis=1), first, np.inf)
+def time_weighted_mse(
+    outputs: Float[ArrayLike, "*batch L d"],
+    targets: Float[ArrayLike, "*batch L d"],
+    *,
+    power: float = 2.0,
+) -> Float[Array, ""]:
+    """The authors' time-weighted MSE (github radarFudan/Curse-of-memory,
+    ``src/utils/temporally_weighted_error.py``; the paper's text says "mean squared error").
+
+    Step ``k = 1..L`` gets the weight ``w_k = (k / (L + 1))**power``, rescaled so that the weights
+    sum to ``L``, and the loss is ``mean_{n,k,j} (w_k (out_{nkj} - y_{nkj}))^2``: late steps, where
+    the memory of early inputs matters, count most. ``power = 0`` is the plain MSE.
+    """
+    outputs, targets = as_inexact("outputs", outputs), as_inexact("targets", targets)
+    check_ndim("outputs", outputs, 2)
+    if outputs.shape != targets.shape:
+        raise ValueError(
+            f"outputs and targets must have the same shape, got {outputs.shape} and {targets.shape}"
+        )
+    power = real_number("power", power, low=0.0)
+    L = outputs.shape[-2]
+    w = (jnp.arange(1, L + 1, dtype=outputs.dtype) / (L + 1)) ** power
+    w = w * (L / jnp.sum(w))
+    return jnp.mean((w[:, None] * (outputs - targets)) ** 2)
+
+
+class _Probed(NamedTuple):
+    """CTRNN parameters and a scalar ``probe`` held at 0. The loss is written
+    ``loss + probe * stop_gradient(loss)``, so the probe's gradient is the loss value: that is how
+    :func:`_plateau_adam` sees the loss, which ``train_params`` does not pass to the optimizer."""
+
+    params: CTRNN
+    probe: Array
+
+
+def _plateau_adam(
+    learning_rate: float, clip_norm: float, patience: int, factor: float, per_epoch: int
+) -> optax.GradientTransformation:
+    """Global-norm clipping, Adam and ReduceLROnPlateau on the epoch-mean training loss, for
+    :class:`_Probed` parameters. PyTorch's scheduler lowers the rate when more than ``patience``
+    epochs in a row have not improved the loss by a relative 1e-4; optax's ``reduce_on_plateau``
+    does it after ``patience`` epochs, hence ``patience + 1`` below (optax applies the new rate
+    from the last step of that epoch, one step earlier than PyTorch)."""
+    inner = optax.chain(
+        optax.clip_by_global_norm(clip_norm),
+        optax.adam(learning_rate),
+        optax.contrib.reduce_on_plateau(
+            factor=factor, patience=patience + 1, rtol=1e-4, accumulation_size=per_epoch
+        ),
+    )
+
+    def init(p: _Probed):
+        return inner.init(p.params)
+
+    def update(grads: _Probed, state, p: _Probed | None = None):
+        params = None if p is None else p.params
+        updates, state = inner.update(grads.params, state, params, value=grads.probe)
+        return _Probed(updates, jnp.zeros_like(grads.probe)), state
+
+    return optax.GradientTransformation(init, update)
+
+
+class WidthResult(NamedTuple):
+    """One width of :func:`train_sequential_widths`, for its R runs (targets).
+
+    ``threshold`` (R,): the validation loss the run had to get below; ``epochs`` (R,): the first
+    epoch (at least ``min_epochs``) where it did, ``inf`` if not within ``max_epochs``;
+    ``val_losses`` (R, max_epochs): the validation loss after each epoch (training goes on to
+    ``max_epochs``; the stop is applied afterwards); ``best`` (R,): the checkpoint's validation
+    loss, the lowest up to the stop; ``params``: the checkpoint (a CTRNN with run axis R)."""
+
+    width: int
+    threshold: np.ndarray
+    epochs: np.ndarray
+    val_losses: np.ndarray
+    best: np.ndarray
+    params: CTRNN
+
+
+def train_sequential_widths(
+    u: Float[ArrayLike, "n_seqs L M"],
+    y: Float[ArrayLike, "runs n_seqs L d_out"],
+    u_val: Float[ArrayLike, "n_val L M"],
+    y_val: Float[ArrayLike, "runs n_val L d_out"],
+    *,
+    key: Array,
+    widths: tuple[int, ...] = (8, 16, 32, 64),
+    activation: str = "hardtanh",
+    max_epochs: int = 1000,
+    first_threshold: float = 100.0,
+    ratio: float = 0.5,
+    min_epochs: int = 2,
+    batch_size: int = 128,
+    learning_rate: float = 0.005,
+    clip_norm: float = 0.5,
+    plateau_patience: int = 10,
+    plateau_factor: float = 0.1,
+    power: float = 2.0,
+    dt: float = 1.0,
+    progress: bool = True,
+) -> list[WidthResult]:
+    """The authors' sequential-width protocol (WLL Figs 2, 3, 12; github radarFudan/Curse-of-memory,
+    ``scripts/lf_all.sh`` with ``configs/experiment/LF/base.yaml``), for R targets at once.
+
+    Widths are trained in turn, each from a fresh initialisation (:func:`init_ctrnn`, the same for
+    every target). Width ``widths[i]`` stops at the first epoch ``>= min_epochs`` whose validation
+    loss is below its threshold; the first threshold is ``first_threshold`` (the scripts' loose
+    100), the next one ``ratio`` times the checkpoint's validation loss (the best up to the stop).
+    Loss: :func:`time_weighted_mse` with ``power``; optimiser: global-norm clipping at
+    ``clip_norm``, Adam (``learning_rate``, batch ``batch_size``) and ReduceLROnPlateau
+    (``plateau_factor``, ``plateau_patience`` epochs) on the epoch-mean training loss. Run ``r``
+    sees ``u`` with targets ``y[r]``; the data keep their dtype (float64 under
+    ``jax.enable_x64(True)``, as the authors' code). The loop is
+    :func:`lrnn_core.core.train.train_params`; its ``evaluate`` records the validation loss and the
+    parameters after every epoch, so the stop and the checkpoint are applied after training.
+    """
+    check_choice("activation", activation, ACTIVATIONS)
+    widths = tuple(positive_int(f"widths[{i}]", m) for i, m in enumerate(widths))
+    if not widths:
+        raise ValueError("widths must hold at least one width")
+    max_epochs = positive_int("max_epochs", max_epochs)
+    min_epochs = nonnegative_int("min_epochs", min_epochs)
+    first_threshold = positive_number("first_threshold", first_threshold)
+    ratio = positive_number("ratio", ratio)
+    batch_size = positive_int("batch_size", batch_size)
+    learning_rate = positive_number("learning_rate", learning_rate)
+    clip_norm = positive_number("clip_norm", clip_norm)
+    plateau_patience = nonnegative_int("plateau_patience", plateau_patience)
+    plateau_factor = real_number("plateau_factor", plateau_factor, low=0.0, high=1.0)
+    power = real_number("power", power, low=0.0)
+    dt = positive_number("dt", dt)
+    progress = check_flag("progress", progress)
+    u, u_val = as_inexact("u", u), as_inexact("u_val", u_val)
+    y, y_val = as_inexact("y", y), as_inexact("y_val", y_val)
+    for name, a, nd in (("u", u, 3), ("u_val", u_val, 3), ("y", y, 4), ("y_val", y_val, 4)):
+        check_ndim(name, a, nd)
+        check_shape(name, a, (None,) * nd)
+        check_finite(name, a)
+    runs, n_seqs, L, d_out = y.shape
+    M = u.shape[-1]
+    check_shape("y_val", y_val, (runs, u_val.shape[0], u_val.shape[1], d_out))
+    if u.shape[:2] != (n_seqs, L) or u_val.shape[1:] != (L, M):
+        raise ValueError(
+            f"u {u.shape}, y {y.shape}, u_val {u_val.shape} must share n_seqs, L and M"
+        )
+    if batch_size > n_seqs:
+        raise ValueError(f"batch_size must be in [1, n_seqs={n_seqs}], got {batch_size}")
+    per_epoch = n_seqs // batch_size
+    model = dict(activation=activation, dt=dt)
+    k_init, k_data = jax.random.split(key)
+
+    def loss(p: _Probed, batch: tuple[Array, Array]) -> Array:
+        ub, yb = batch
+        value = time_weighted_mse(ctrnn_outputs(p.params, ub, **model), yb, power=power)
+        return value + p.probe * jax.lax.stop_gradient(value)
+
+    def evaluate(p: _Probed, stream) -> Array:
+        out = ctrnn_outputs(p.params, u_val, **model)
+        value = time_weighted_mse(out, stream["y_val"], power=power)
+        return jnp.concatenate([value[None], ravel_pytree(p.params)[0]])
+
+    results, threshold = [], np.full(runs, first_threshold)
+    epoch = np.arange(1, max_epochs + 1)
+    for m in widths:
+        one = init_ctrnn(jax.random.fold_in(k_init, m), m, M=M, d_out=d_out, dtype=u.dtype)
+        _, unravel = ravel_pytree(one)
+        start = _Probed(
+            jax.tree.map(lambda a: jnp.broadcast_to(a, (runs, *a.shape)), one),
+            jnp.zeros(runs, u.dtype),
+        )
+        streams, batch_at = _ctrnn_batches(
+            u, y, False, True, jax.random.fold_in(k_data, m), runs, batch_size
+        )
+        streams["y_val"] = y_val
+        record = train_params(
+            loss,
+            start,
+            batch_at,
+            streams,
+            steps=max_epochs * per_epoch,
+            steps_per_round=per_epoch,
+            optimizer=_plateau_adam(
+                learning_rate, clip_norm, plateau_patience, plateau_factor, per_epoch
+            ),
+            evaluate=evaluate,
+            progress=progress,
+            desc=f"width {m}",
+        ).eval_losses
+        val = np.where(np.isfinite(record[..., 0]), record[..., 0], np.inf)
+        below = (val < threshold[:, None]) & (epoch >= min_epochs)
+        reached = below.any(axis=1)
+        stop = np.where(reached, below.argmax(axis=1) + 1, max_epochs)
+        best_at = [int(np.argmin(val[r, : stop[r]])) for r in range(runs)]
+        best = val[np.arange(runs), best_at]
+        ckpt = [unravel(jnp.asarray(record[r, best_at[r], 1:])) for r in range(runs)]
+        results.append(
+            WidthResult(
+                width=m,
+                threshold=threshold,
+                epochs=np.where(reached, stop, np.inf).astype(np.float64),
+                val_losses=val,
+                best=best,
+                params=jax.tree.map(lambda *a: jnp.stack(a), *ckpt),
+            )
+        )
+        threshold = ratio * best
+    return results

@@ -28,7 +28,7 @@ The authors' code also carries the maximum over from smaller to larger ``beta``;
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -46,19 +46,23 @@ from lrnn_core.core.validate import (
     check_not_empty,
     nonnegative_int,
     positive_int,
+    positive_number,
     real_number,
 )
 from lrnn_core.wang_li_li.ctrnn import ctrnn_outputs
-from lrnn_core.wang_li_li.fitting import kernel_loss
+from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
 
 __all__ = [
     "PERTURBED",
+    "bias_response_error",
     "kernel_perturbation_error",
+    "linear_perturbation_errors",
     "lru_perturbed_modulus",
     "output_perturbation_error",
     "perturb",
     "perturbation_error",
     "perturbed_losses",
+    "width_growth",
 ]
 
 #: The rules for which parameters are perturbed; "all" is the paper's and the authors' protocol.
@@ -247,3 +251,130 @@ def lru_perturbed_modulus(
             moved = re + 1j * im
         worst = max(worst, float(jnp.abs(moved).max()))
     return worst
+
+
+def linear_perturbation_errors(
+    rho: Float[ArrayLike, " T"],
+    t: Float[ArrayLike, " T"],
+    widths: Sequence[int],
+    betas: Float[ArrayLike, " n_betas"],
+    *,
+    key: Array,
+    draws: int = 10,
+    rates: Callable[[int], ArrayLike] | None = None,
+    parameterisation: str = "direct",
+    perturbed: str,
+    per_draw: bool = False,
+) -> np.ndarray:
+    """``E_m(beta)`` (len(widths), len(betas)) of the least-squares linear RNNs of each width ``m``
+    for the kernel ``rho`` on the grid ``t`` (WLL Def. 3.4 with Figs 1 and 4; App. D).
+
+    Width ``m`` is :func:`lrnn_core.wang_li_li.fitting.fit_linear_rnn` with the decay rates
+    ``rates(m)`` (default: its uniform rates), expressed in ``parameterisation``, and its error is
+    :func:`kernel_perturbation_error` with ``key``, ``draws`` and ``perturbed``, the same noise for
+    every width. ``per_draw=True`` returns the kernel error of every draw instead, (len(widths),
+    len(betas), draws) (:func:`perturbed_losses`; NaN as ``inf``), whose maximum over the last axis
+    is ``E_m(beta)``. The fit is in float64; run inside ``jax.enable_x64(True)`` to keep the
+    perturbed kernels in float64 too."""
+    widths = [positive_int("widths", m) for m in widths]
+    check_not_empty("widths", np.asarray(widths))
+    if rates is not None and not callable(rates):
+        raise TypeError(f"rates must be a function of the width, got {type(rates).__name__}")
+
+    def fit(m: int) -> Any:
+        if rates is None:
+            return fit_linear_rnn(rho, t, m, parameterisation=parameterisation)
+        return fit_linear_rnn(rho, t, rates=rates(m), parameterisation=parameterisation)
+
+    per_draw = check_flag("per_draw", per_draw)
+    if not per_draw:
+        return np.array(
+            [
+                kernel_perturbation_error(
+                    fit(m),
+                    rho,
+                    t,
+                    betas,
+                    key=key,
+                    draws=draws,
+                    parameterisation=parameterisation,
+                    perturbed=perturbed,
+                )
+                for m in widths
+            ]
+        )
+
+    def loss(p: Params) -> Array:
+        return kernel_loss(p, rho, t, parameterisation=parameterisation)
+
+    table = np.array(
+        [
+            perturbed_losses(
+                jax.jit(loss), fit(m), betas, key=key, draws=draws, perturbed=perturbed
+            )
+            for m in widths
+        ]
+    )
+    return np.where(np.isnan(table), np.inf, table)
+
+
+def width_growth(
+    errors: Float[ArrayLike, "n_widths n_betas"], *, widest_only: bool = False
+) -> np.ndarray:
+    """How much ``E_m(beta)`` grows with the width, for each beta: ``max_m E_m / E_{m_1}`` over the
+    rows ``m_1 < m_2 < ...`` of ``errors`` (``widest_only=True``: ``E_{m_last} / E_{m_1}``). A
+    bounded family stays near 1 (or below); an unstable one grows with ``m`` (WLL Def. 3.4: stable
+    approximation asks ``E_m(beta)`` to be bounded in ``m``). ``inf`` entries (diverged models)
+    give ``inf``."""
+    widest_only = check_flag("widest_only", widest_only)
+    errors = np.asarray(errors, dtype=np.float64)
+    if errors.ndim != 2 or errors.shape[0] < 2:
+        raise ValueError(
+            f"errors must be 2-D (widths, betas) with at least two widths, got {errors.shape}"
+        )
+    if np.any(np.isnan(errors)) or np.any(errors < 0) or np.any(errors[0] == 0):
+        raise ValueError("errors must be >= 0, not NaN, and > 0 for the narrowest width")
+    top = errors[-1] if widest_only else errors.max(axis=0)
+    return top / errors[0]
+
+
+def bias_response_error(
+    lam: Float[ArrayLike, " N"],
+    c: Float[ArrayLike, " N"],
+    steps: int,
+    *,
+    dt: float = 1.0,
+    rng: np.random.Generator,
+    noise_draws: int = 20_000,
+) -> float:
+    """Expected output MSE per ``beta**2`` when only the bias ``b`` of a diagonal Euler CTRNN in
+    its linear regime is perturbed by :func:`perturb`'s noise ``beta * n / max|n|``.
+
+    A constant drive ``db_i`` moves state ``i`` to ``x_{i,k} = db_i (1 - (1 + lam_i dt)^k) /
+    |lam_i|`` (from ``x_{k+1} = x_k + dt (lam_i x_k + db_i)``, ``x_0 = 0``), which saturates at
+    ``db_i / |lam_i|``: the slower the mode, the larger the response. The noise has ``E[db_i db_j]
+    = 0`` for ``i != j`` (flipping the sign of ``n_i`` leaves ``max|n|`` unchanged), so the output
+    ``y_k = sum_i c_i x_{i,k}`` has
+
+        E[y_k^2] / beta^2 = q_N sum_i c_i^2 (1 - (1 + lam_i dt)^k)^2 / lam_i^2,
+        q_N = E[n_1^2 / max_j n_j^2],
+
+    averaged here over ``k = 1..steps``; ``q_N`` (1 for ``N = 1``) is estimated from
+    ``noise_draws`` Gaussian vectors of ``rng``. Needs ``lam < 0``."""
+    lam, c = np.asarray(lam, np.float64), np.asarray(c, np.float64)
+    if lam.ndim != 1 or c.shape != lam.shape:
+        raise ValueError(f"lam and c must be 1-D of the same length, got {lam.shape}, {c.shape}")
+    check_finite("lam", lam)
+    check_finite("c", c)
+    if np.any(lam >= 0):
+        raise ValueError("lam must be < 0 (a stable diagonal recurrence)")
+    steps = positive_int("steps", steps)
+    dt = positive_number("dt", dt)
+    noise_draws = positive_int("noise_draws", noise_draws)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    k = np.arange(1, steps + 1)[:, None]
+    response = (1 - (1 + lam * dt) ** k) / -lam  # (steps, N): state per unit of constant drive
+    n = rng.normal(size=(noise_draws, lam.size))
+    q = np.mean(n**2 / np.max(np.abs(n), axis=1, keepdims=True) ** 2)
+    return float(q * np.mean(np.sum(c**2 * response**2, axis=1)))

@@ -10,6 +10,8 @@ the label is 1 when the total polarity is positive, 0 when negative, 1/2 on a ti
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -22,8 +24,10 @@ from lrnn_core.core.validate import check_choice, positive_int, real_number
 __all__ = [
     "POLARITY",
     "VOCAB",
+    "FixedPoint",
     "LSTMClassifier",
     "bce_loss",
+    "repeated_word_fixed_point",
     "repeated_word_scores",
     "synthetic_reviews",
 ]
@@ -95,6 +99,19 @@ def bce_loss(
     return optax.sigmoid_binary_cross_entropy(model(tokens)[..., -1], labels).mean()
 
 
+def _float64(model: LSTMClassifier) -> LSTMClassifier:
+    """A copy of ``model`` with float64 parameters (call inside ``jax.enable_x64``)."""
+    graphdef, params, rest = nnx.split(model, nnx.Param, ...)
+    params64 = jax.tree.map(lambda a: jnp.asarray(a, jnp.float64), params)
+    return nnx.merge(graphdef, params64, rest)
+
+
+def _check_query(model: LSTMClassifier, word: str) -> None:
+    check_choice("word", word, VOCAB)
+    if not isinstance(model, LSTMClassifier):
+        raise TypeError(f"model must be an LSTMClassifier, got {type(model).__name__}")
+
+
 def repeated_word_scores(model: LSTMClassifier, word: str, L: int) -> np.ndarray:
     """Sentiment scores ``s(n) = sigmoid(logit)`` of the review "word word ... word" (n times),
     n = 1..L (WLL App. B's memory query, Fig. 5).
@@ -102,13 +119,52 @@ def repeated_word_scores(model: LSTMClassifier, word: str, L: int) -> np.ndarray
     Computed in float64 (the parameters are cast) so that score differences far below float32's
     resolution near 0 and 1 can be read; one causal pass gives all ``n``. Returns ``(L,)``.
     """
-    check_choice("word", word, VOCAB)
+    _check_query(model, word)
     L = positive_int("L", L)
-    if not isinstance(model, LSTMClassifier):
-        raise TypeError(f"model must be an LSTMClassifier, got {type(model).__name__}")
     with jax.enable_x64(True):  # float64: scores approach 0 and 1 closer than float32 resolves
-        graphdef, params, rest = nnx.split(model, nnx.Param, ...)
-        params64 = jax.tree.map(lambda a: jnp.asarray(a, jnp.float64), params)
-        model64 = nnx.merge(graphdef, params64, rest)
-        logits = model64(jnp.full((L,), VOCAB.index(word)))
+        logits = _float64(model)(jnp.full((L,), VOCAB.index(word)))
         return np.asarray(jax.nn.sigmoid(logits))
+
+
+class FixedPoint(NamedTuple):
+    """The LSTM's state under a repeated word: where it settles and how fast it gets there."""
+
+    state: np.ndarray  # (c*, h*) concatenated, shape (2N,)
+    residual: float  # max |F(z*) - z*| after the iterations: ~0 at a fixed point
+    radius: float  # spectral radius of the Jacobian dF/dz at z*
+
+    @property
+    def rate(self) -> float:
+        """Asymptotic decay rate ``-ln radius`` of any difference of the state, hence of the score
+        and of its memory ``|s(n+1) - s(n)|`` (modes the read-out does not see decay faster)."""
+        return float(-np.log(self.radius))
+
+
+def repeated_word_fixed_point(
+    model: LSTMClassifier, word: str, *, steps: int = 20_000
+) -> FixedPoint:
+    """Iterate the LSTM cell ``z_{n+1} = F(z_n, word)`` from rest for ``steps`` steps (float64) and
+    linearise it there: the mechanism behind WLL App. B's exponentially decaying memory.
+
+    If the iteration settles (``residual`` at round-off) at a point where the Jacobian's spectral
+    radius ``rho < 1``, the state converges geometrically, ``|z_n - z*| = O((rho + e)^n)`` for every
+    ``e > 0``, so the score's memory is bounded by ``c e^{-beta n}`` for any ``beta < -ln rho``
+    (WLL Def. 3.2). No training data enters: this is a property of the trained weights.
+    """
+    _check_query(model, word)
+    steps = positive_int("steps", steps)
+    with jax.enable_x64(True):
+        model64 = _float64(model)
+        cell, N = model64.rnn.cell, model64.N
+        x = model64.embed(jnp.asarray(VOCAB.index(word))).astype(jnp.float64)
+
+        def step(z: Array) -> Array:
+            (c, h), _ = cell((z[:N], z[N:]), x)
+            return jnp.concatenate([c, h])
+
+        z = jax.jit(lambda z0: jax.lax.fori_loop(0, steps, lambda _, z: step(z), z0))(
+            jnp.zeros(2 * N)
+        )
+        residual = float(jnp.max(jnp.abs(step(z) - z)))
+        radius = float(np.max(np.abs(np.linalg.eigvals(np.asarray(jax.jacobian(step)(z))))))
+    return FixedPoint(np.asarray(z), residual, radius)

@@ -1,0 +1,157 @@
+"""The book's own Sphinx extension (loaded from ``_config.yml``, ``sphinx: local_extensions``).
+
+1. The reproduction report (``book/report.md``) collects the records that the chapters write when
+   they execute, so it is read last and on every build: Sphinx reads pages in sorted order
+   (``book/report`` would come before ``book/wang-li-li/...``) and skips unchanged pages.
+2. The Colab launch button opens ``notebooks/<page>.ipynb`` (scripts/chapters_to_notebooks.py),
+   not the ``.md`` source, which Colab cannot open; its label says "Open in Colab".
+3. Each entry of the library reference (``book/reference/``) ends with links to the chapters that
+   import it (``from lrnn_core... import name`` in a code cell); its pages are read on every build.
+4. Inline code in the chapters' prose that names a documented function or class of the library
+   (``linear_scan``, ``linear_scan()`` or ``lrnn_core.core.scan.linear_scan``) links to its entry;
+   a short name links only if one object of the library has it.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
+
+REPORT = "book/report"
+REFERENCE = "book/reference/"
+# Written by scripts/chapters_to_notebooks.py, relative to the repository root.
+NOTEBOOKS = "notebooks"
+
+
+def _read_every_time(app, env, added, changed, removed) -> list[str]:
+    """The report and the library reference (its "Used in" links) are read on every build."""
+    return sorted(d for d in env.found_docs if d == REPORT or d.startswith(REFERENCE))
+
+
+def _read_report_last(app, env, docnames: list[str]) -> None:
+    if REPORT in docnames:
+        docnames.remove(REPORT)
+        docnames.append(REPORT)
+
+
+def _colab_opens_the_notebook(app, pagename, templatename, context, doctree) -> None:
+    branch = app.config.html_theme_options.get("repository_branch") or "main"
+    folder = Path(app.confdir) / NOTEBOOKS
+    notebook = folder / f"{pagename}.ipynb"
+    for group in list(context.get("header_buttons", [])):
+        if group.get("label") != "launch-buttons":
+            continue
+        # The report reads this checkout's records: nothing to run in Colab. A book built outside
+        # the repository (a test's throwaway book) has no notebooks/ folder to point at.
+        if pagename == REPORT or not folder.is_dir():
+            group["buttons"] = [b for b in group["buttons"] if b.get("text") != "Colab"]
+            if not group["buttons"]:
+                context["header_buttons"].remove(group)
+        for button in group["buttons"]:
+            if button.get("text") != "Colab":
+                continue
+            if not notebook.is_file():
+                LOGGER.warning(
+                    f"{notebook} is missing; write it with "
+                    "`python scripts/chapters_to_notebooks.py notebooks`",
+                    location=pagename,
+                )
+            prefix, _, _ = button["url"].partition(f"/blob/{branch}/")
+            button["url"] = f"{prefix}/blob/{branch}/{NOTEBOOKS}/{pagename}.ipynb"
+            button["text"] = "Open in Colab"
+
+
+_CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
+
+
+def _imported_names(text: str) -> set[tuple[str, str]]:
+    """``(module, name)`` of every ``from lrnn_core... import name`` in a chapter's code cells."""
+    found = set()
+    for cell in _CODE_CELL.findall(text):
+        code = "\n".join(
+            "" if line.startswith((":", "%", "!")) else line for line in cell.split("\n")
+        )
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lrnn_core"):
+                found.update((node.module, alias.name) for alias in node.names)
+    return found
+
+
+def _index_library(app) -> None:
+    """``app.env.lrnn_used_in``: qualified name of a library object -> the chapters importing it;
+    ``app.env.lrnn_objects``: see :func:`_documented_objects`. Recomputed on every build."""
+    used_in = defaultdict(set)
+    book = Path(app.srcdir) / "book"
+    for path in sorted(book.rglob("*.md")):
+        docname = path.relative_to(app.srcdir).with_suffix("").as_posix()
+        for module, name in _imported_names(path.read_text(encoding="utf-8")):
+            obj = getattr(importlib.import_module(module), name, None)
+            if hasattr(obj, "__module__") and hasattr(obj, "__qualname__"):
+                used_in[f"{obj.__module__}.{obj.__qualname__}"].add(docname)
+    app.env.lrnn_used_in = {name: sorted(docs) for name, docs in used_in.items()}
+    app.env.lrnn_objects = _documented_objects()
+
+
+def _link_chapters_using(app, what, name, obj, options, lines: list[str]) -> None:
+    docs = getattr(app.env, "lrnn_used_in", {}).get(name)
+    if docs:
+        lines += ["", "Used in: " + ", ".join(f":doc:`/{doc}`" for doc in docs) + "."]
+
+
+def _documented_objects() -> dict[str, str]:
+    """Short and qualified names -> qualified name of every public function or class with a
+    docstring in ``lrnn_core`` (what the reference documents); short names only if unique."""
+    lrnn_core = importlib.import_module("lrnn_core")
+    by_name: dict[str, set[str]] = defaultdict(set)
+    for info in pkgutil.walk_packages(lrnn_core.__path__, "lrnn_core."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if (
+                not name.startswith("_")
+                and (inspect.isfunction(obj) or inspect.isclass(obj))
+                and obj.__module__ == module.__name__
+                and obj.__doc__
+            ):
+                qualified = f"{module.__name__}.{obj.__qualname__}"
+                by_name[name].add(qualified)
+                by_name[qualified].add(qualified)
+    return {name: next(iter(q)) for name, q in by_name.items() if len(q) == 1}
+
+
+def _link_library_names(app, doctree) -> None:
+    if app.env.docname.startswith(REFERENCE):
+        return
+    for literal in list(doctree.findall(nodes.literal)):
+        if isinstance(literal.parent, (nodes.reference, addnodes.pending_xref, nodes.title)):
+            continue
+        target = app.env.lrnn_objects.get(literal.astext().removesuffix("()"))
+        if target:
+            xref = addnodes.pending_xref(
+                "", refdomain="py", reftype="obj", reftarget=target, refexplicit=True
+            )
+            xref["refdoc"] = app.env.docname
+            literal.replace_self(xref)
+            xref += literal
+
+
+def setup(app):
+    app.connect("builder-inited", _index_library)
+    app.connect("doctree-read", _link_library_names)
+    app.connect("autodoc-process-docstring", _link_chapters_using)
+    app.connect("env-get-outdated", _read_every_time)
+    app.connect("env-before-read-docs", _read_report_last)
+    # After sphinx-book-theme has built the launch buttons (its handler runs at priority 501).
+    app.connect("html-page-context", _colab_opens_the_notebook, priority=600)
+    # Reading in parallel would break "the report is read last".
+    return {"parallel_read_safe": False, "parallel_write_safe": True}

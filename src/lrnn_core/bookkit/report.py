@@ -1,0 +1,155 @@
+"""The reproduction report: one row per claim of the reproduction spec, built from the records the
+chapters write when they execute (:meth:`lrnn_core.bookkit.tables.ClaimTable.save`), never typed in.
+
+A claim's status is the one its chapter recorded (``reproduced``, ``weaker``, ``not reproduced``);
+``missing`` if a chapter adds the claim to its table but left no record (it did not run at this
+scale and seed); ``not yet covered`` if no chapter adds it. The spec's claim ids are kept in the
+book as a data file (``book/claims_index.csv``: claim, paper, item), read by :func:`read_index`.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from lrnn_core.bookkit.tables import ClaimRow
+
+MISSING = "missing"
+NOT_COVERED = "not yet covered"
+_CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
+
+
+@dataclass(frozen=True)
+class SpecClaim:
+    """One row of the spec: the claim id, the paper it comes from, and the item in that paper."""
+
+    claim: str
+    paper: str
+    item: str
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    """One row of the report; ``chapter`` is the chapter's path under ``book/`` without ``.md``
+    (empty if no chapter covers the claim)."""
+
+    claim: str
+    paper: str
+    item: str
+    paper_value: str
+    ours: str
+    scale: str
+    status: str
+    chapter: str
+
+
+def read_index(path: str | Path) -> list[SpecClaim]:
+    """The spec's claims from a CSV file with the columns ``claim, paper, item``."""
+    with Path(path).open(newline="", encoding="utf-8") as f:
+        rows = [SpecClaim(**row) for row in csv.DictReader(f)]
+    ids = [r.claim for r in rows]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{path} lists a claim id twice")
+    return rows
+
+
+def chapter_claims(text: str) -> list[str]:
+    """The claim ids a MyST chapter adds to its table: the first argument of every
+    ``<table>.add("<claim>", ..., holds=...)`` call in its code cells."""
+    claims = []
+    for cell in _CODE_CELL.findall(text):
+        # Cell options (``:tags: ...``) and IPython magics are not Python.
+        code = "\n".join(
+            "" if line.startswith((":", "%", "!")) else line for line in cell.splitlines()
+        )
+        for node in ast.walk(ast.parse(code)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add"
+                and any(k.arg == "holds" for k in node.keywords)
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                claims.append(node.args[0].value)
+    return claims
+
+
+def covered_claims(book: str | Path) -> dict[str, str]:
+    """Claim id -> chapter (path under ``book`` without ``.md``) for every chapter under ``book``.
+
+    A claim added by two chapters is a ValueError: the report would not know which row to show.
+    """
+    book = Path(book)
+    covered: dict[str, str] = {}
+    for path in sorted(book.rglob("*.md")):
+        chapter = path.relative_to(book).with_suffix("").as_posix()
+        for claim in chapter_claims(path.read_text(encoding="utf-8")):
+            if covered.setdefault(claim, chapter) != chapter:
+                raise ValueError(f"{claim!r} is added by {covered[claim]} and by {chapter}")
+    return covered
+
+
+def read_records(directory: str | Path) -> dict[str, tuple[str, ClaimRow]]:
+    """Claim id -> (chapter, row) from every ``*.json`` record in ``directory`` (none if absent)."""
+    records: dict[str, tuple[str, ClaimRow]] = {}
+    for path in sorted(Path(directory).glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        for row in record["rows"]:
+            records[row["claim"]] = (record["chapter"], ClaimRow(**row))
+    return records
+
+
+def build_report(
+    index: Iterable[SpecClaim],
+    covered: Mapping[str, str],
+    records: Mapping[str, tuple[str, ClaimRow]],
+) -> list[ReportRow]:
+    """One row per spec claim, in the spec's order.
+
+    A claim id in ``covered`` or ``records`` that the spec does not list is a ValueError.
+    """
+    index = list(index)
+    known = {c.claim for c in index}
+    unknown = sorted((set(covered) | set(records)) - known)
+    if unknown:
+        raise ValueError(f"claim ids not in the reproduction spec: {unknown}")
+    rows = []
+    for spec in index:
+        if spec.claim in records:
+            chapter, row = records[spec.claim]
+            found = (row.paper, row.ours, row.scale, row.status, chapter)
+        else:
+            status = MISSING if spec.claim in covered else NOT_COVERED
+            found = ("", "", "", status, covered.get(spec.claim, ""))
+        rows.append(ReportRow(spec.claim, spec.paper, spec.item, *found))
+    return rows
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ") or "—"
+
+
+def report_markdown(rows: Iterable[ReportRow], link: Callable[[str], str]) -> str:
+    """The report as a GitHub-flavoured Markdown table; ``link(chapter)`` gives a chapter's URL.
+
+    Claim ids are shown as code, exactly as the spec and the chapters write them (no typographic
+    quotes).
+    """
+    head = (
+        "| claim | paper | item | paper's value | ours | scale | status | chapter |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+    )
+    lines = [
+        f"| `{_cell(r.claim)}` | {_cell(r.paper)} | {_cell(r.item)} | {_cell(r.paper_value)} | "
+        f"{_cell(r.ours)} | {_cell(r.scale)} | {r.status} | "
+        f"{f'[{r.chapter}]({link(r.chapter)})' if r.chapter else '—'} |"
+        for r in rows
+    ]
+    return head + "\n".join(lines)

