@@ -123,3 +123,16 @@ def test_command_line():
     ).stdout
     assert out.startswith("device: ")
     assert "linear_scan(auto" in out and "lfilter" in out and "stream" in out
+
+
+def test_paired_time_ratio_measures_a_known_ratio():
+    """Two sleeps of 4 ms and 2 ms: the interleaved ratio is 2 up to the sleeps' overshoot (a
+    sleep returns no earlier than asked, at most ~1 ms later on a loaded machine)."""
+    import time
+
+    ratio = benchmark.paired_time_ratio(
+        lambda: time.sleep(0.004), lambda: time.sleep(0.002), (), repeats=7
+    )
+    assert 5 / 3 <= ratio <= 2.0 * 1.05
+    with pytest.raises(ValueError, match="repeats"):
+        benchmark.paired_time_ratio(lambda: None, lambda: None, (), repeats=0)

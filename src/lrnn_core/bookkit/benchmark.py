@@ -185,6 +185,29 @@ def time_call(fn: Callable[..., Any], args: Sequence[Any], repeats: int) -> tupl
     return statistics.median(times), out
 
 
+def paired_time_ratio(
+    fn_a: Callable[..., Any], fn_b: Callable[..., Any], args: Sequence[Any], repeats: int
+) -> float:
+    """Median over ``repeats`` interleaved pairs of ``time(fn_a(*args)) / time(fn_b(*args))``.
+
+    The calls alternate (a, b, a, b, ...) after one warm-up call each, so a load spike that slows
+    one call of a pair is unlikely to decide the median; two medians taken one after the other
+    (:func:`time_call`) can swap under load, as when two test workers share two cores.
+    """
+    repeats = positive_int("repeats", repeats)
+    for fn in (fn_a, fn_b):
+        jax.block_until_ready(fn(*args))
+    ratios = []
+    for _ in range(repeats):
+        pair = []
+        for fn in (fn_a, fn_b):
+            start = time.perf_counter()
+            jax.block_until_ready(fn(*args))
+            pair.append(time.perf_counter() - start)
+        ratios.append(pair[0] / pair[1])
+    return statistics.median(ratios)
+
+
 def _entries(names: Sequence[str]) -> list[tuple[str, str, Callable[..., Any] | None]]:
     """``(name, kind, fn)`` to time; ``fn`` is jitted, or None for the NumPy/SciPy peers."""
     table = {
