@@ -16,7 +16,6 @@ from lrnn_core.orvieto.conditioning import (
     formed_gram_condition,
     formed_gram_tolerance,
     law_eigenvalues,
-    nested_ring_eigenvalues,
     norms_from_singular_values,
     recent_horizon,
     ring_eigenvalues,
@@ -84,13 +83,6 @@ def test_ring_eigenvalues_are_ring_init_in_float64():
     with jax.enable_x64(True):
         expected = np.asarray(ring_init(jax.random.key(3), 7, 0.4, 0.9, dtype=np.float64))
     np.testing.assert_array_equal(ring_eigenvalues(3, 7, 0.4, 0.9), expected)
-
-
-def test_nested_ring_eigenvalues_are_prefixes_of_one_draw():
-    sets = nested_ring_eigenvalues(2, [3, 8, 5], 0.99)
-    np.testing.assert_array_equal(sets[8], ring_eigenvalues(2, 8, 0.99))
-    np.testing.assert_array_equal(sets[3], sets[8][:3])
-    np.testing.assert_array_equal(sets[5], sets[8][:5])
 
 
 def test_law_eigenvalues_against_the_laws():

@@ -60,7 +60,6 @@ __all__ = [
     "formed_gram_condition",
     "formed_gram_tolerance",
     "law_eigenvalues",
-    "nested_ring_eigenvalues",
     "norms_from_singular_values",
     "recent_horizon",
     "ring_eigenvalues",
@@ -88,18 +87,6 @@ def ring_eigenvalues(
     with jax.enable_x64(True):
         lam = ring_init(jax.random.key(seed), N, r_min, r_max, dtype=jnp.float64)
         return np.asarray(lam, dtype=np.complex128)
-
-
-def nested_ring_eigenvalues(
-    seed: int, Ns: Sequence[int], r_min: float, r_max: float = 1.0
-) -> dict[int, Complex[np.ndarray, " N"]]:
-    """Nested ring draws for a controlled comparison across ``N`` (Orvieto et al., Fig. 1):
-    one :func:`ring_eigenvalues` draw of ``max(Ns)``; the set for ``N`` is its first ``N``."""
-    Ns = [positive_int(f"Ns[{i}]", N) for i, N in enumerate(Ns)]
-    if not Ns:
-        raise ValueError("Ns must hold at least one state size")
-    lam = ring_eigenvalues(seed, max(Ns), r_min, r_max)
-    return {N: lam[:N] for N in Ns}
 
 
 def law_eigenvalues(
