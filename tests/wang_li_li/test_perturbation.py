@@ -229,24 +229,25 @@ def test_lru_perturbed_modulus_matches_a_loop_and_stays_in_the_disk():
     assert lru_perturbed_modulus(nu_log, theta_log, 0.5, coords="lru", draws=5) < 1.0
 
 
+def _least_squares_residual(rho, t, rates):
+    """Mean squared residual of the NumPy least-squares fit of rho by exp(-rate t)."""
+    basis = np.exp(-np.outer(t, rates))
+    coef = np.linalg.lstsq(basis, rho, rcond=None)[0]
+    return np.mean((basis @ coef - rho) ** 2)
+
+
 def test_linear_perturbation_errors_fit_and_perturb_each_width():
     """beta = 0 is the least-squares residual of a NumPy fit; beta > 0 is the kernel error of the
     same fit under kernel_perturbation_error, with the same key for every width."""
     t = np.linspace(0.0, 30.0, 301)
     rho = (1 + 0.1 * t) ** -1.1
     key = jax.random.key(4)
+    geometric = dict(
+        key=key, draws=3, rates=geometric_rates, parameterisation="exp", perturbed="all"
+    )
     with jax.enable_x64(True):
-        E = linear_perturbation_errors(
-            rho,
-            t,
-            [2, 5],
-            [0.0, 0.01],
-            key=key,
-            draws=3,
-            rates=geometric_rates,
-            parameterisation="exp",
-            perturbed="all",
-        )
+        E = linear_perturbation_errors(rho, t, [2, 5], [0.0, 0.01], **geometric)
+        table = linear_perturbation_errors(rho, t, [2, 5], [0.0, 0.01], **geometric, per_draw=True)
         uniform = linear_perturbation_errors(rho, t, [3], [0.0], key=key, perturbed="all")
         want = kernel_perturbation_error(
             fit_linear_rnn(rho, t, rates=geometric_rates(5), parameterisation="exp"),
@@ -259,27 +260,14 @@ def test_linear_perturbation_errors_fit_and_perturb_each_width():
             perturbed="all",
         )
     for m, row in ((2, E[0]), (5, E[1])):
-        basis = np.exp(-np.outer(t, geometric_rates(m)))
-        coef = np.linalg.lstsq(basis, rho, rcond=None)[0]
-        np.testing.assert_allclose(row[0], np.mean((basis @ coef - rho) ** 2), rtol=1e-8)
-        assert row[1] > row[0]
-    basis = np.exp(-np.outer(t, 0.1 * np.arange(1, 4)))
-    coef = np.linalg.lstsq(basis, rho, rcond=None)[0]
-    np.testing.assert_allclose(uniform[0, 0], np.mean((basis @ coef - rho) ** 2), rtol=1e-8)
-    np.testing.assert_allclose(E[1], want, rtol=1e-12)
-    with jax.enable_x64(True):
-        table = linear_perturbation_errors(
-            rho,
-            t,
-            [2, 5],
-            [0.0, 0.01],
-            key=key,
-            draws=3,
-            rates=geometric_rates,
-            parameterisation="exp",
-            perturbed="all",
-            per_draw=True,
+        np.testing.assert_allclose(
+            row[0], _least_squares_residual(rho, t, geometric_rates(m)), rtol=1e-8
         )
+        assert row[1] > row[0]
+    np.testing.assert_allclose(
+        uniform[0, 0], _least_squares_residual(rho, t, 0.1 * np.arange(1, 4)), rtol=1e-8
+    )
+    np.testing.assert_allclose(E[1], want, rtol=1e-12)
     assert table.shape == (2, 2, 3)
     np.testing.assert_allclose(table.max(axis=-1), E, rtol=1e-12)
     np.testing.assert_allclose(table[:, 0, :], E[:, :1] * np.ones(3), rtol=1e-12)
