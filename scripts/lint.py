@@ -33,6 +33,8 @@ def chapter_sources(out: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         notebook = jupytext.read(chapter)
         notebook.cells = [c for c in notebook.cells if c.cell_type == "code"]
+        for cell in notebook.cells:  # figure captions and tags are not code
+            cell.metadata = {}
         text = jupytext.writes(notebook, fmt="py:percent")
         # jupytext comments out magics; an indented one (the install cell's ``%pip`` under ``if``)
         # becomes ``pass`` so that the extracted file stays valid Python.

@@ -1,6 +1,6 @@
 """End-to-end check of the built website in headless Chromium: widgets respond without a
-kernel, offline; citations, solutions, the library reference, the reproduction report and the
-Colab links work.
+kernel, offline; equation references, citations, solutions, the library reference, the
+reproduction report and the Colab links work; no page shows raw TeX or links to a missing file.
 
 Builds a throwaway book with ``jupyter-book build -W`` under ``LRNN_SCALE=ci``: the real
 ``_config.yml`` and ``book/_static``, the real chapter ``book/foundations/linear-recurrences.md``
@@ -8,7 +8,10 @@ and a small page of this test's own (an explorer whose slider label holds TeX). 
 ``_build/html`` on 127.0.0.1 and opens the pages in Debian's Chromium (``apt-get install
 chromium``) driven by Playwright. Every request that does not go to 127.0.0.1 is blocked and
 recorded, and a test fails if there was one; it also fails on a local request that 404s (e.g. a
-MathJax extension that was not vendored, see scripts/vendor_js.sh) and on JavaScript errors.
+MathJax extension that was not vendored, see scripts/vendor_js.sh), on JavaScript errors and on TeX
+source left as text once MathJax has typeset the page. Every built page is also checked without a
+browser: no raw TeX outside maths and code, and every local link, image, script and stylesheet
+resolves, fragments included.
 
 Set ``LRNN_SCREENSHOT_DIR`` to keep screenshots of the chapter before and after moving the slider.
 """
@@ -27,7 +30,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import jupytext
 import pytest
@@ -72,7 +75,13 @@ kernelspec:
 
 # Slider labels with TeX (browser-test page)
 
-An impulse decays as $h_t = \lambda^t h_0$.
+An impulse decays as
+
+$$
+h_t = \lambda^t h_0 ,
+$$ (eq-browser-impulse)
+
+and {eq}`eq-browser-impulse` links to that equation.
 
 ```{code-cell} ipython3
 import matplotlib.pyplot as plt
@@ -95,6 +104,25 @@ explore(impulse, {"lam": [0.5, 0.95], "T": [10, 30]}, labels={"lam": "$\\lambda$
 # True once no slider label under the element shows TeX source ($...$ or \(...\)) any more.
 NO_RAW_TEX_IN_LABELS = r"""el => [...el.querySelectorAll('.widget-label')]
     .every(label => !/\\\(|\$[^$]+\$/.test(label.textContent))"""
+# TeX source that MathJax (or Sphinx) would have typeset: $...$, $$, \( \[ and \begin{.
+RAW_TEX = r"\$\$|\$[^$\s][^$]*\$|\\\(|\\\[|\\begin\{"
+# Text nodes of <main> that still hold TeX source after typesetting; code, typeset maths and the
+# widgets' labels (typeset by the widgets themselves, see test_tex_in_slider_labels_is_typeset)
+# are skipped.
+RAW_TEX_IN_PAGE = r"""pattern => {
+    const skip = ['pre', 'code', 'script', 'style', 'textarea', 'mjx-container', '.widget-label',
+                  '.jupyter-widgets'].join(', ');
+    const walker = document.createTreeWalker(document.querySelector('main') || document.body,
+                                             NodeFilter.SHOW_TEXT);
+    const found = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        if (el && !el.closest(skip) && new RegExp(pattern).test(node.textContent)) {
+            found.push(node.textContent.trim().slice(0, 120));
+        }
+    }
+    return found;
+}"""
 
 
 def _fail_or_skip(reason: str) -> None:
@@ -141,6 +169,11 @@ def built_site(sync_playwright, tmp_path_factory) -> Path:
         p.relative_to(REPO).as_posix() for p in (REPO / "book").rglob("*.md") if p not in executed
     ]
     config["execute"]["exclude_patterns"] = others
+    # A figure exists only in an executed page, so a {numref} to a figure of a page that is not
+    # executed here is undefined; the real build (scripts/build.sh, -W, everything executed)
+    # checks those references.
+    sphinx_config = config["sphinx"]["config"]
+    sphinx_config["suppress_warnings"] = [*sphinx_config.get("suppress_warnings", []), "ref.numref"]
     (root / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
     toc["parts"].append({"caption": "Browser test", "chapters": [{"file": LABELS_PAGE}]})
@@ -200,6 +233,7 @@ class OfflineWatch:
         self.external: list[str] = []
         self.failed_local: list[str] = []
         self.errors: list[str] = []
+        self.raw_tex: list[str] = []
 
     def attach(self, context, page) -> None:
         context.route("**/*", self._guard)
@@ -234,6 +268,8 @@ class OfflineWatch:
             found.append(f"local requests failed (a file not vendored?): {self.failed_local}")
         if self.errors:
             found.append(f"JavaScript errors on the page: {self.errors}")
+        if self.raw_tex:
+            found.append(f"TeX source left as text after typesetting: {self.raw_tex}")
         return found
 
     @contextlib.contextmanager
@@ -283,6 +319,7 @@ def open_page(sync_playwright, server: str, tmp_path: Path):
                         "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
                     )
                     page.evaluate("() => MathJax.startup.promise")
+                watch.raw_tex = page.evaluate(RAW_TEX_IN_PAGE, RAW_TEX)
             return page, watch
 
         try:
@@ -413,19 +450,40 @@ def test_report_lists_every_claim_id_of_the_spec(open_page) -> None:
         assert first_cells == spec
 
 
+def _toc_files(entries: list[dict]) -> Iterator[str]:
+    """The ``file`` of every entry of a _toc.yml list, sections included, in order."""
+    for entry in entries:
+        if "file" in entry:
+            yield entry["file"]
+        yield from _toc_files(entry.get("sections", []))
+
+
 def test_colab_link_of_every_chapter_opens_its_notebook(built_site: Path) -> None:
+    """Every chapter of _toc.yml with code (the report aside) has its notebook in the repository's
+    notebooks/, and its page's one Colab link opens that notebook on the repository of _config.yml.
+    """
     from bs4 import BeautifulSoup
 
     config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
     repository = config["repository"]["url"].removeprefix("https://github.com/")
     prefix = f"https://colab.research.google.com/github/{repository}/blob/main/"
-    chapters = sorted((REPO / "notebooks").rglob("*.ipynb"))
-    assert chapters, "notebooks/ is empty: python scripts/chapters_to_notebooks.py notebooks"
-    for notebook in chapters:
-        page = notebook.relative_to(REPO / "notebooks").with_suffix(".html")
-        html = BeautifulSoup((built_site / page).read_text(encoding="utf-8"), "html.parser")
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"], *_toc_files([c for part in toc["parts"] for c in part["chapters"]])]
+    chapters = [
+        f
+        for f in files
+        if f != REPORT and "```{code-cell}" in (REPO / f"{f}.md").read_text(encoding="utf-8")
+    ]
+    assert CHAPTER in chapters, chapters
+    for chapter in chapters:
+        notebook = REPO / "notebooks" / f"{chapter}.ipynb"
+        assert notebook.is_file(), (
+            f"{notebook} is missing: python scripts/chapters_to_notebooks.py notebooks"
+        )
+        page = built_site / f"{chapter}.html"
+        html = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
         links = [a["href"] for a in html.select("a[href*='colab.research.google.com']")]
-        assert links == [prefix + notebook.relative_to(REPO).as_posix()], (page, links)
+        assert links == [prefix + notebook.relative_to(REPO).as_posix()], (chapter, links)
 
 
 def test_scan_chapter_prose_links_linear_scan_to_its_entry(built_site: Path) -> None:
@@ -436,3 +494,73 @@ def test_scan_chapter_prose_links_linear_scan_to_its_entry(built_site: Path) -> 
     )
     links = html.select("main a[href$='reference/core.html#lrnn_core.core.scan.linear_scan']")
     assert links and all(a.get_text() == "linear_scan" for a in links), links
+
+
+def test_eq_link_resolves(open_page) -> None:
+    from playwright.sync_api import expect
+
+    page, watch = open_page(LABELS_PAGE)
+    with watch:
+        # the {eq} reference, not the equation's own permalink (a.headerlink)
+        link = page.locator("main a:not(.headerlink)[href$='#equation-eq-browser-impulse']")
+        expect(link).to_have_count(1)
+        fragment = link.get_attribute("href").split("#", 1)[1]
+        target = page.locator(f"[id='{fragment}']")
+        expect(target).to_have_count(1)
+        expect(target.locator("mjx-container")).to_have_count(1)  # the typeset equation
+        link.click()
+        page.wait_for_url(f"**#{fragment}")
+        expect(target).to_be_in_viewport()
+
+
+# Opened in Chromium besides the pages of the tests above (which are checked the same way): no
+# failed local request (a 404), no JavaScript error, no TeX left as text. The Wang-Li-Li chapter
+# (built, not executed here) has definitions, labelled equations and exercises.
+MORE_PAGES = ["book/using", "book/appendices/bibliography", "book/wang-li-li/memory-functions"]
+
+
+@pytest.mark.parametrize("path", MORE_PAGES)
+def test_page_loads_offline_without_404_or_raw_tex(open_page, path: str) -> None:
+    page, watch = open_page(path)
+    with watch:
+        assert page.locator("main h1").count() >= 1, "the page has no title"
+
+
+# URL schemes of links that leave the site (blocked in the browser, not checked here).
+EXTERNAL = ("http", "https", "mailto", "javascript", "data", "tel")
+
+
+def test_no_page_has_raw_tex_or_a_broken_local_link(built_site: Path) -> None:
+    """Every built page, without a browser: no TeX source outside maths, code and scripts, and
+    every local href/src resolves to a file of the site; a cross-reference's fragment (an {eq},
+    {numref}, {prf:ref}, ... link) names an id of its target page."""
+    from bs4 import BeautifulSoup
+
+    pages = {
+        p: BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
+        for p in built_site.rglob("*.html")
+        if "_static" not in p.relative_to(built_site).parts
+    }
+    ids = {p: {el["id"] for el in soup.select("[id]")} for p, soup in pages.items()}
+    broken, raw = [], []
+    for path, soup in pages.items():
+        name = path.relative_to(built_site).as_posix()
+        for el in soup.select("[href], [src]"):
+            url = urlsplit(el.get("href") or el.get("src"))
+            if url.scheme in EXTERNAL or url.netloc:
+                continue
+            target = (path.parent / unquote(url.path)).resolve() if url.path else path
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.append(f"{name}: {el.name} -> {url.geturl()}")
+            elif url.fragment and "internal" in el.get("class", []) and target in ids:
+                if unquote(url.fragment) not in ids[target]:
+                    broken.append(f"{name}: {url.geturl()} (no such id)")
+        main = soup.find("main") or soup  # the root index.html is a bare redirect
+        for el in main.select("script, style, pre, code, textarea, .math"):
+            el.decompose()
+        raw += [f"{name}: {m.group()[:80]!r}" for m in re.finditer(RAW_TEX, main.get_text(" "))]
+    assert len(pages) > 10, sorted(pages)
+    assert not broken, "local links to missing files or ids:\n" + "\n".join(broken)
+    assert not raw, "TeX source outside maths (Markdown output with $...$?):\n" + "\n".join(raw)

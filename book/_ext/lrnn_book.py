@@ -18,13 +18,14 @@ import ast
 import importlib
 import inspect
 import pkgutil
-import re
 from collections import defaultdict
 from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.util import logging
+
+from lrnn_core.bookkit.report import code_cells
 
 LOGGER = logging.getLogger(__name__)
 
@@ -72,16 +73,10 @@ def _colab_opens_the_notebook(app, pagename, templatename, context, doctree) -> 
             button["text"] = "Open in Colab"
 
 
-_CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
-
-
 def _imported_names(text: str) -> set[tuple[str, str]]:
     """``(module, name)`` of every ``from lrnn_core... import name`` in a chapter's code cells."""
     found = set()
-    for cell in _CODE_CELL.findall(text):
-        code = "\n".join(
-            "" if line.startswith((":", "%", "!")) else line for line in cell.split("\n")
-        )
+    for code in code_cells(text):
         for node in ast.walk(ast.parse(code)):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lrnn_core"):
                 found.update((node.module, alias.name) for alias in node.names)

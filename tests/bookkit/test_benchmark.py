@@ -7,11 +7,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
 from lrnn_core.bookkit import benchmark
-from lrnn_core.bookkit.benchmark import NAMES, PEERS, format_table, run_benchmark
+from lrnn_core.bookkit.benchmark import (
+    NAMES,
+    PEERS,
+    TARGETS,
+    default_names,
+    format_gradient_table,
+    format_table,
+    format_targets,
+    gradient_benchmark,
+    run_benchmark,
+    target_ratios,
+)
 from lrnn_core.core.scan import METHODS
 
 SHAPES = [(2, 33, 4), (1, 70, 3)]
@@ -25,8 +37,15 @@ def rows():
 def test_rows_for_every_method_and_peer(rows):
     for shape in SHAPES:
         names = [r["name"] for r in rows if r["shape"] == shape]
-        assert sorted(names) == sorted(NAMES)
+        assert sorted(names) == sorted(default_names())
         assert set(METHODS) | set(PEERS) == set(NAMES)
+
+
+def test_kernel_timed_only_on_a_gpu():
+    """Off a GPU the Pallas kernel runs interpreted: its time would say nothing about the kernel."""
+    on_gpu = jax.default_backend() == "gpu"
+    assert ("pallas" in default_names()) == on_gpu
+    assert set(default_names()) | {"pallas"} == set(NAMES)
 
 
 def test_times_positive_and_finite(rows):
@@ -136,3 +155,27 @@ def test_paired_time_ratio_measures_a_known_ratio():
     assert 5 / 3 <= ratio <= 2.0 * 1.05
     with pytest.raises(ValueError, match="repeats"):
         benchmark.paired_time_ratio(lambda: None, lambda: None, (), repeats=0)
+
+
+def test_gradient_benchmark_checks_and_pairs():
+    rows = gradient_benchmark([(2, 40, 3)], repeats=3, methods=["auto", "chunked"])
+    assert [r["name"] for r in rows] == ["auto", "chunked"]
+    for r in rows:
+        assert r["time_s"] > 0 and r["vs_forward"] > 0
+        assert r["rel_err"] <= benchmark.RTOL["complex64"]
+    table = format_gradient_table(rows).splitlines()
+    assert len(table) == 2 + len(rows) and "| (2, 40, 3) | grad of linear_scan(auto -> " in table[2]
+
+
+def test_target_ratios_marks_each_target():
+    rows = target_ratios([(2, 40, 3), (1, 50, 2)], repeats=3, max_peer_elements=100)
+    assert [r["shape"] for r in rows] == [(2, 40, 3), (1, 50, 2)]
+    for r in rows:
+        assert set(r["ratios"]) == set(TARGETS) == set(r["met"])
+        for name, ratio in r["ratios"].items():
+            assert r["met"][name] is (None if ratio is None else ratio <= TARGETS[name])
+    assert rows[0]["ratios"]["auto / NumPy loop"] is None  # 240 elements > 100: loop skipped
+    assert rows[1]["ratios"]["auto / NumPy loop"] > 0
+    table = format_targets(rows).splitlines()
+    assert table[0].startswith("| (B, L, N) | auto / NumPy loop (target <= 1) |")
+    assert len(table) == 4 and table[3].count("(met)") + table[3].count("(missed)") == 3

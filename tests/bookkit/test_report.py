@@ -2,6 +2,7 @@
 and the book's own claims against the spec's index."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,13 @@ from lrnn_core.bookkit.report import (
     SpecClaim,
     build_report,
     chapter_claims,
+    chapter_link,
+    code_cells,
     covered_claims,
     read_index,
     read_records,
     report_markdown,
+    section_anchor,
 )
 from lrnn_core.bookkit.tables import ClaimTable
 
@@ -36,6 +40,11 @@ table = ClaimTable("part/chapter")
 Prose with table.add("not code", holds=True) is not read.
 
 ```{code-cell} ipython3
+---
+mystnb:
+  figure:
+    name: fig-p
+---
 table.add(
     "P Fig 1",
     paper="x",
@@ -49,6 +58,12 @@ table.add("P Fig 2", paper="y", ours="z", holds=False)
 
 SPEC = [SpecClaim("P Fig 1", "P (2024)", "Fig 1"), SpecClaim("P Fig 2", "P (2024)", "Fig 2")]
 SPEC.append(SpecClaim("P Fig 3", "P (2024)", "Fig 3"))
+
+
+def test_code_cells_drop_options_and_magics():
+    first, second = code_cells(CHAPTER)
+    assert first.splitlines() == ["", "", "", 'table = ClaimTable("part/chapter")']
+    assert second.startswith("\ntable.add(\n") and "mystnb" not in second
 
 
 def test_chapter_claims_reads_add_calls_in_code_cells_only():
@@ -100,7 +115,7 @@ def test_markdown_links_chapters_and_escapes_cells():
         ReportRow("P Fig 1", "P", "Fig 1", "|x|", "a\nb", "book", "reproduced", "part/ch"),
         ReportRow("P Fig 3", "P", "Fig 3", "", "", "", NOT_COVERED, ""),
     ]
-    lines = report_markdown(rows, link=lambda c: f"{c}.md").splitlines()
+    lines = report_markdown(rows, link=lambda r: f"{r.chapter}.md").splitlines()
     assert lines[0].count("|") == 9 and lines[1] == "|---|---|---|---|---|---|---|---|"
     assert lines[2] == (
         r"| `P Fig 1` | P | Fig 1 | \|x\| | a b | book | reproduced | [part/ch](part/ch.md) |"
@@ -136,3 +151,45 @@ def test_record_round_trip_keeps_the_status(tmp_path):
     table.add("P Fig 2", paper="p", ours="o", holds=False)
     record = json.loads(table.save(tmp_path).read_text())
     assert record["rows"][0]["status"] == "not reproduced"
+
+
+SECTIONS = """
+# A chapter
+
+```{code-cell} ipython3
+# Fig. 1 in a code comment is not a heading
+```
+
+## Fig. 2: the modulus controls $\\|V^+\\|$
+
+## Figs. 10–12 and Table 3 (`code`)
+
+## Exercises (§3.1.1)
+
+## Exercises (§3.1.1)
+"""
+
+
+@pytest.mark.parametrize(
+    "item, anchor",
+    [
+        ("Fig 2", "fig-2-the-modulus-controls-v"),
+        ("Fig 11 (App. H)", "figs-1012-and-table-3-code"),
+        ("Table 3", "figs-1012-and-table-3-code"),
+        ("Fig 1", ""),  # only a code comment names it
+        ("Fig 13", ""),
+        ("§3.1.1 time counter", ""),  # two headings share the title: Sphinx numbers their ids
+        ("no reference", ""),
+    ],
+)
+def test_section_anchor_is_the_sphinx_id_of_the_first_heading_naming_the_item(item, anchor):
+    assert section_anchor(SECTIONS, item) == anchor
+
+
+def test_chapter_link_points_at_the_section_or_the_page(tmp_path):
+    (tmp_path / "part").mkdir()
+    (tmp_path / "part" / "ch.md").write_text(SECTIONS)
+    row = ReportRow("P Fig 2", "P", "Fig 2", "", "", "", MISSING, "part/ch")
+    assert chapter_link(tmp_path, row) == "part/ch.html#fig-2-the-modulus-controls-v"
+    assert chapter_link(tmp_path, replace(row, item="Fig 9")) == "part/ch.html"
+    assert chapter_link(tmp_path, replace(row, chapter="")) == ""

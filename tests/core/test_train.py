@@ -9,7 +9,7 @@ import pytest
 from flax import nnx
 
 from lrnn_core.core.lru import LRUModel
-from lrnn_core.core.train import epoch_indices, mse_loss, train, train_params
+from lrnn_core.core.train import epoch_indices, lru_optimizer, mse_loss, train, train_params
 
 L, STEPS = 16, 300
 
@@ -181,6 +181,39 @@ def test_loop_matches_hand_computed_sgd_and_adam_steps():
     np.testing.assert_allclose(adam.params["w"][0], w, rtol=1e-4)
 
 
+def test_opt_state_gives_each_run_its_own_learning_rate():
+    """Two runs, SGD rates 0.1 and 0.2 injected per run: each shrinks w - target as by hand."""
+    a, target = jnp.array([1.0, 4.0]), jnp.array([2.0, -1.0])
+    params = {"w": jnp.zeros((2, 2))}
+    tx = optax.inject_hyperparams(optax.sgd)(learning_rate=0.0)
+    opt_state = jax.vmap(tx.init)(params)
+    opt_state.hyperparams["learning_rate"] = jnp.array([0.1, 0.2])
+    result = train_params(
+        quadratic,
+        params,
+        lambda s, t: (a, target),
+        jnp.zeros(2),
+        steps=3,
+        optimizer=tx,
+        opt_state=opt_state,
+        progress=False,
+    )
+    for run, lr in enumerate((0.1, 0.2)):
+        gap = np.array([-2.0, 1.0]) * (1 - lr * np.array([1.0, 4.0])) ** 3
+        np.testing.assert_allclose(result.params["w"][run], np.array([2.0, -1.0]) + gap, rtol=1e-5)
+    with pytest.raises(ValueError, match="opt_state must have a leading run axis"):
+        train_params(
+            quadratic,
+            params,
+            lambda s, t: (a, target),
+            jnp.zeros(2),
+            steps=1,
+            optimizer=tx,
+            opt_state=tx.init({"w": jnp.zeros(2)}),
+            progress=False,
+        )
+
+
 def test_batches_follow_the_stream_and_step_and_rounds_average():
     """batch_at(stream, t) sees the run's own stream and the global step, across rounds."""
 
@@ -307,3 +340,32 @@ def test_epoch_indices_visit_each_sequence_once_per_epoch():
         order = np.asarray(jax.random.permutation(jax.random.fold_in(key, e), 10))
         np.testing.assert_array_equal(chunk, order[:9])
     assert not np.array_equal(idx[:3], idx[3:])
+
+
+def test_lru_optimizer_groups_and_cosine_schedule_by_hand():
+    """Adam's first two steps on a constant gradient move each entry by lr_t * sign(g); AdamW adds
+    lr_t * wd * p; lr_t follows the cosine decay to lr_min (minimal-LRU defaults)."""
+    lr, wd, lr_min, steps = 1e-2, 0.05, 1e-4, 2
+    tx = lru_optimizer(steps, lr=lr, weight_decay=wd, lr_min=lr_min)
+    params = {"lru": {"nu_log": jnp.array([1.0, -2.0]), "B_re": jnp.array([0.5])}}
+    params["decoder"] = {"kernel": jnp.array([2.0, -1.0])}
+    grads = {"lru": {"nu_log": jnp.array([3.0, -0.5]), "B_re": jnp.array([-1.0])}}
+    grads["decoder"] = {"kernel": jnp.array([0.25, 4.0])}
+    state = tx.init(params)
+    p = params
+    for t in range(steps):
+        cos = 0.5 * (1 + np.cos(np.pi * t / steps))
+
+        def rate(peak: float, cos=cos) -> float:
+            alpha = lr_min / peak
+            return peak * (alpha + (1 - alpha) * cos)
+
+        updates, state = tx.update(grads, state, p)
+        new = optax.apply_updates(p, updates)
+        for name in ("nu_log", "B_re"):  # Adam at lr / 2, no weight decay
+            expected = p["lru"][name] - rate(lr / 2) * np.sign(grads["lru"][name])
+            np.testing.assert_allclose(new["lru"][name], expected, rtol=1e-5)
+        kernel = p["decoder"]["kernel"]  # AdamW at lr with weight decay
+        expected = kernel - rate(lr) * (np.sign(grads["decoder"]["kernel"]) + wd * kernel)
+        np.testing.assert_allclose(new["decoder"]["kernel"], expected, rtol=1e-5)
+        p = new

@@ -6,7 +6,11 @@ and writes the same bytes (jitted ``u * c``: the memory-bandwidth floor). Every 
 checked against the NumPy loop (or, where that is skipped, ``method="sequential"``).
 
 Use :func:`run_benchmark` for the rows and :func:`format_table` to print them; the command line
-front end is ``benchmarks/scan.py``.
+front end is ``benchmarks/scan.py``. :func:`gradient_benchmark` times one ``jax.grad`` through the
+scan, and :func:`target_ratios` measures the targets of :data:`TARGETS` as paired ratios.
+
+On a GPU whose data-sheet bandwidth is in :data:`PEAK_BANDWIDTH_GBS`, the tables get two more
+columns: ``GB/s`` (bytes of ``u`` read plus ``h`` written, per second) and ``% peak``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,10 @@ PEERS = ("numpy", "lfilter", "lax.scan", "lax.associative_scan", "stream")
 
 NAMES = (*METHODS, *PEERS)
 
+TARGETS = {"auto / NumPy loop": 1.0, "auto / floor": 1.15, "gradient / forward": 3.0}
+"""Issue 13's targets (upper bounds) for :func:`target_ratios`: ``method="auto"`` no slower than
+the NumPy loop, within 1.15x the streaming floor, and one ``jax.grad`` within 3x the forward."""
+
 LABELS = {
     "numpy": "NumPy loop over L",
     "lfilter": "scipy lfilter per channel",
@@ -69,12 +77,20 @@ RTOL = {"complex64": 2e-3, "float32": 2e-3, "complex128": 1e-9, "float64": 1e-9}
 
 
 def default_shapes() -> list[Shape]:
-    """``(B, L, N)`` sizes for the current ``LRNN_SCALE``."""
+    """``(B, L, N)`` sizes for the current ``LRNN_SCALE``: at ``book``, a long sequence, the MNIST
+    chapters' shape (64, 784, 512) and a wide short one; at ``ci``, smaller shapes of the same
+    kinds."""
     return by_scale(
-        ci=[(2, 128, 16), (8, 4096, 256)],
-        book=[(8, 4096, 256), (64, 784, 512), (1, 32768, 64), (256, 256, 128)],
-        paper=[(8, 4096, 256), (64, 784, 512), (1, 32768, 64), (64, 4096, 512), (16, 16384, 1024)],
+        ci=[(8, 1024, 64), (16, 196, 128), (1, 8192, 16)],
+        book=[(8, 4096, 256), (64, 784, 512), (1, 65536, 64), (256, 256, 128)],
+        paper=[(8, 4096, 256), (64, 784, 512), (1, 65536, 64), (64, 4096, 512), (16, 16384, 1024)],
     )
+
+
+def default_names() -> tuple[str, ...]:
+    """What :func:`run_benchmark` times by default: :data:`NAMES`, without ``"pallas"`` off a GPU
+    (interpreted there, so its time says nothing about the kernel)."""
+    return tuple(n for n in NAMES if n != "pallas" or jax.default_backend() == "gpu")
 
 
 def default_repeats() -> int:
@@ -236,7 +252,7 @@ def run_benchmark(
     max_peer_elements: int = MAX_PEER_ELEMENTS,
     check: bool = True,
 ) -> list[dict[str, Any]]:
-    """Time ``methods`` (default: all of :data:`NAMES`) at each ``(B, L, N)`` of ``shapes``.
+    """Time ``methods`` (default: :func:`default_names`) at each ``(B, L, N)`` of ``shapes``.
 
     ``numpy`` and ``stream`` are always timed: they are the denominators of ``vs_numpy`` and
     ``vs_stream``. Returns one dict per (shape, name) with keys ``shape, name, label, kind,
@@ -247,7 +263,9 @@ def run_benchmark(
     """
     shapes = default_shapes() if shapes is None else [_check_shape_triple(s) for s in shapes]
     repeats = default_repeats() if repeats is None else positive_int("repeats", repeats)
-    names = [check_choice("methods", n, NAMES) for n in (NAMES if methods is None else methods)]
+    names = [
+        check_choice("methods", n, NAMES) for n in (default_names() if methods is None else methods)
+    ]
     dtype = check_choice("dtype", dtype, tuple(RTOL))
     seed = nonnegative_int("seed", seed)
     max_peer_elements = nonnegative_int("max_peer_elements", max_peer_elements)
@@ -375,3 +393,116 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
                 lines.append("| " + " | ".join(cell(r) for _, cell in columns) + " |")
         tables.append("\n".join(lines))
     return "\n\n".join(tables)
+
+
+def _grad_fn(method: str) -> Callable[..., Any]:
+    """Jitted gradient of ``sum(Re h)`` with respect to ``lam`` and ``u``: one backward scan."""
+    loss = lambda lam, u: jnp.sum(jnp.real(linear_scan(lam, u, method=method)))  # noqa: E731
+    return jax.jit(jax.grad(loss, argnums=(0, 1)))
+
+
+def gradient_benchmark(
+    shapes: Sequence[Shape] | None = None,
+    *,
+    repeats: int | None = None,
+    methods: Sequence[str] = ("auto", "sequential"),
+    dtype: str = "complex64",
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Time one ``jax.grad`` of ``sum(Re linear_scan(lam, u))`` (w.r.t. lam and u) per method.
+
+    Returns one dict per (shape, method) with keys ``shape, name, label, kind, dtype, time_s``
+    (median), ``vs_forward`` (median over ``repeats`` interleaved pairs of gradient time / forward
+    time of the same method), ``rel_err`` (against the gradient through ``"sequential"``, the
+    largest over ``lam`` and ``u``) and ``note``. Raises ``AssertionError`` beyond :data:`RTOL`.
+    """
+    shapes = default_shapes() if shapes is None else [_check_shape_triple(s) for s in shapes]
+    repeats = default_repeats() if repeats is None else positive_int("repeats", repeats)
+    methods = [check_choice("methods", m, METHODS) for m in methods]
+    dtype = check_choice("dtype", dtype, tuple(RTOL))
+    rows = []
+    for shape in shapes:
+        lam, u = (jnp.asarray(a) for a in make_inputs(shape, dtype, nonnegative_int("seed", seed)))
+        ref = [np.asarray(g) for g in _grad_fn("sequential")(lam, u)]
+        for name in methods:
+            grad, forward = _grad_fn(name), jax.jit(partial(linear_scan, method=name))
+            t, out = time_call(grad, (lam, u), repeats)
+            err = max(_relative_error(np.asarray(g), r) for g, r in zip(out, ref, strict=True))
+            if not err <= RTOL[dtype]:
+                raise AssertionError(f"gradient of {name} at {shape}: relative error {err:.3g}")
+            rows.append(
+                dict(shape=tuple(shape), name=name, label=f"grad of {_label(name)}", kind="grad")
+                | dict(dtype=dtype, time_s=t, rel_err=err, note="w.r.t. lam and u")
+                | dict(vs_forward=paired_time_ratio(grad, forward, (lam, u), repeats))
+            )
+    return rows
+
+
+def format_gradient_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows of :func:`gradient_benchmark` as one Markdown table."""
+    lines = [
+        "| (B, L, N) | what | time ms | x forward (paired) | rel err |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        shape = "(" + ", ".join(map(str, r["shape"])) + ")"
+        lines.append(
+            f"| {shape} | {r['label']} | {1e3 * r['time_s']:.2f} | {r['vs_forward']:.2f} "
+            f"| {r['rel_err']:.1e} |"
+        )
+    return "\n".join(lines)
+
+
+def target_ratios(
+    shapes: Sequence[Shape] | None = None,
+    *,
+    repeats: int | None = None,
+    dtype: str = "complex64",
+    seed: int = 0,
+    max_peer_elements: int = MAX_PEER_ELEMENTS,
+) -> list[dict[str, Any]]:
+    """The ratios of :data:`TARGETS` for ``method="auto"``, each a :func:`paired_time_ratio`.
+
+    Interleaved pairs, because separate medians of two programs can swap when other processes
+    share the cores. Returns one dict per shape: ``shape``, ``load`` (the 1-minute load average
+    before the shape, None where the OS has none), ``ratios`` (name -> ratio; the NumPy loop's
+    is None above ``max_peer_elements``) and ``met`` (name -> ratio <= bound, or None).
+    """
+    shapes = default_shapes() if shapes is None else [_check_shape_triple(s) for s in shapes]
+    repeats = default_repeats() if repeats is None else positive_int("repeats", repeats)
+    dtype = check_choice("dtype", dtype, tuple(RTOL))
+    auto, stream, grad = (
+        jax.jit(partial(linear_scan, method="auto")),
+        jax.jit(_stream),
+        _grad_fn("auto"),
+    )
+    rows = []
+    for shape in shapes:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+        lam_np, u_np = make_inputs(shape, dtype, nonnegative_int("seed", seed))
+        lam, u, c = jnp.asarray(lam_np), jnp.asarray(u_np), jnp.asarray(2, dtype)
+        run_auto = lambda: auto(lam, u)  # noqa: E731, B023
+        ratios = {
+            "auto / NumPy loop": None
+            if math.prod(shape) > max_peer_elements
+            else paired_time_ratio(run_auto, lambda: numpy_loop(lam_np, u_np), (), repeats),  # noqa: B023
+            "auto / floor": paired_time_ratio(run_auto, lambda: stream(u, c), (), repeats),  # noqa: B023
+            "gradient / forward": paired_time_ratio(lambda: grad(lam, u), run_auto, (), repeats),  # noqa: B023
+        }
+        met = {k: None if r is None else r <= TARGETS[k] for k, r in ratios.items()}
+        rows.append(dict(shape=tuple(shape), load=load, ratios=ratios, met=met))
+    return rows
+
+
+def format_targets(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows of :func:`target_ratios` as one Markdown table, each ratio marked met or missed."""
+    cell = lambda r, ok: "" if r is None else f"{r:.2f} ({'met' if ok else 'missed'})"  # noqa: E731
+    heads = [f"{k} (target <= {v:g})" for k, v in TARGETS.items()]
+    lines = ["| (B, L, N) | " + " | ".join(heads) + " | load |", "|---" * (len(heads) + 2) + "|"]
+    for r in rows:
+        cells = [cell(r["ratios"][k], r["met"][k]) for k in TARGETS]
+        load = "" if r["load"] is None else f"{r['load']:.1f}"
+        lines.append(
+            f"| ({', '.join(map(str, r['shape']))}) | " + " | ".join(cells) + f" | {load} |"
+        )
+    return "\n".join(lines)

@@ -17,11 +17,22 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from docutils.nodes import make_id
+
 from lrnn_core.bookkit.tables import ClaimRow
 
 MISSING = "missing"
 NOT_COVERED = "not yet covered"
 _CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
+_FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.S | re.M)
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*$", re.M)
+# A reference in an item or a heading: "Fig 7c", "Figs. 10–11", "Figs 7 and 8", "§3.1.1", "App. C".
+_NUMBER = r"(?:[0-9]+[a-z]?(?:\.[0-9]+)*|[A-Z]\b)"
+_REFERENCE = re.compile(
+    rf"(?P<kind>Figures?|Figs?|Tables?|Props?|Thms?|Theorems?|App|§)\.?\s*"
+    rf"(?P<numbers>{_NUMBER}(?:\s*(?:–|-|,|and)\s*{_NUMBER})*)"
+)
+_KINDS = {"fig": "fig", "tab": "table", "pro": "prop", "thm": "thm", "the": "thm", "app": "app"}
 
 
 @dataclass(frozen=True)
@@ -58,15 +69,25 @@ def read_index(path: str | Path) -> list[SpecClaim]:
     return rows
 
 
+def code_cells(text: str) -> list[str]:
+    """The Python source of every code cell of a MyST chapter, without the cell's options (a
+    ``---`` YAML block or ``:tags: ...`` lines) and IPython magics (blank lines in their place)."""
+    cells = []
+    for cell in _CODE_CELL.findall(text):
+        cell = re.sub(r"\A---\n.*?^---$", "", cell, flags=re.S | re.M)
+        cells.append(
+            "\n".join(
+                "" if line.startswith((":", "%", "!")) else line for line in cell.splitlines()
+            )
+        )
+    return cells
+
+
 def chapter_claims(text: str) -> list[str]:
     """The claim ids a MyST chapter adds to its table: the first argument of every
     ``<table>.add("<claim>", ..., holds=...)`` call in its code cells."""
     claims = []
-    for cell in _CODE_CELL.findall(text):
-        # Cell options (``:tags: ...``) and IPython magics are not Python.
-        code = "\n".join(
-            "" if line.startswith((":", "%", "!")) else line for line in cell.splitlines()
-        )
+    for code in code_cells(text):
         for node in ast.walk(ast.parse(code)):
             if (
                 isinstance(node, ast.Call)
@@ -94,6 +115,59 @@ def covered_claims(book: str | Path) -> dict[str, str]:
             if covered.setdefault(claim, chapter) != chapter:
                 raise ValueError(f"{claim!r} is added by {covered[claim]} and by {chapter}")
     return covered
+
+
+def _references(text: str) -> list[tuple[str, str]]:
+    """``(kind, number)`` for every figure, table, proposition, theorem, section or appendix a
+    text names; ranges of whole numbers are expanded ("Figs. 10–11" names Figs 10 and 11)."""
+    out = []
+    for m in _REFERENCE.finditer(text):
+        kind = "sec" if m["kind"] == "§" else _KINDS[m["kind"][:3].lower()]
+        numbers = re.findall(rf"{_NUMBER}|–|-", m["numbers"])
+        for i, number in enumerate(numbers):
+            if number in "–-":
+                continue
+            out.append((kind, number))
+            if i + 2 < len(numbers) and numbers[i + 1] in "–-" and number.isdigit():
+                if numbers[i + 2].isdigit():
+                    out += [(kind, str(n)) for n in range(int(number) + 1, int(numbers[i + 2]))]
+    return out
+
+
+def section_anchor(text: str, item: str) -> str:
+    """The HTML id of the first heading of a MyST chapter that names the first figure, table,
+    proposition, ... of ``item`` (e.g. ``"Fig 10 (App. H)"`` -> a heading "Figs. 10–11: ...").
+
+    Sphinx gives a section the id ``docutils.nodes.make_id`` of its title text; a title that two
+    headings share gets a numbered id instead, so no anchor (``""``) is returned for it, nor when no
+    heading names the item.
+    """
+    wanted = _references(item)[:1]
+    if not wanted:
+        return ""
+    titles = [
+        re.sub(
+            r"\$([^$]*)\$|`([^`]*)`|\[([^\]]*)\]\([^)]*\)",
+            lambda m: next(g for g in m.groups() if g is not None),
+            t,
+        )
+        for t in _HEADING.findall(_FENCE.sub("", text))
+    ]
+    for title in titles:
+        if wanted[0] in _references(title):
+            return make_id(title) if titles.count(title) == 1 else ""
+    return ""
+
+
+def chapter_link(book: str | Path, row: ReportRow) -> str:
+    """``<chapter>.html#<section>``: the section of the row's chapter that discusses its item
+    (:func:`section_anchor`), or the chapter's page if none does; ``""`` if no chapter covers it."""
+    if not row.chapter:
+        return ""
+    anchor = section_anchor(
+        (Path(book) / f"{row.chapter}.md").read_text(encoding="utf-8"), row.item
+    )
+    return f"{row.chapter}.html" + (f"#{anchor}" if anchor else "")
 
 
 def read_records(directory: str | Path) -> dict[str, tuple[str, ClaimRow]]:
@@ -136,8 +210,9 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ") or "—"
 
 
-def report_markdown(rows: Iterable[ReportRow], link: Callable[[str], str]) -> str:
-    """The report as a GitHub-flavoured Markdown table; ``link(chapter)`` gives a chapter's URL.
+def report_markdown(rows: Iterable[ReportRow], link: Callable[[ReportRow], str]) -> str:
+    """The report as a GitHub-flavoured Markdown table; ``link(row)`` gives the URL of the section
+    that covers a row (e.g. :func:`chapter_link`).
 
     Claim ids are shown as code, exactly as the spec and the chapters write them (no typographic
     quotes).
@@ -149,7 +224,7 @@ def report_markdown(rows: Iterable[ReportRow], link: Callable[[str], str]) -> st
     lines = [
         f"| `{_cell(r.claim)}` | {_cell(r.paper)} | {_cell(r.item)} | {_cell(r.paper_value)} | "
         f"{_cell(r.ours)} | {_cell(r.scale)} | {r.status} | "
-        f"{f'[{r.chapter}]({link(r.chapter)})' if r.chapter else '—'} |"
+        f"{f'[{r.chapter}]({link(r)})' if r.chapter else '—'} |"
         for r in rows
     ]
     return head + "\n".join(lines)

@@ -14,6 +14,8 @@ All methods compute the same numbers (up to rounding) and differ only in speed:
   parallel, and the states entering each chunk come from a recursive scan over the chunk ends.
 * ``"inplace"``: a ``fori_loop`` over time that updates the output buffer in place in the
   ``(..., L, N)`` layout (no transposes, no per-step copies). Fastest measured on CPU.
+* ``"pallas"``: a Pallas kernel (:mod:`lrnn_core.core.scan_pallas`): Triton-compiled on a GPU,
+  interpreted (slow, for testing) elsewhere. Not timed on a GPU yet, so ``"auto"`` never picks it.
 
 Gradients of every method come from one rule (:func:`_scan_jvp`): the tangent of a linear
 recurrence is the same recurrence with a different input, and reverse mode transposes it.
@@ -29,6 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, Complex, Inexact, Num
 
+from lrnn_core.core.scan_pallas import pallas_scan
 from lrnn_core.core.validate import (
     as_float64,
     as_inexact,
@@ -210,8 +213,10 @@ _IMPL: dict[str, Callable[[Array, Array, Array, bool], Array]] = {
     "associative": _associative,
     "chunked": _chunked,
     "inplace": _inplace,
+    "pallas": pallas_scan,
 }
 METHODS = ("auto", *_IMPL)
+_TANGENT_METHOD = {"inplace": "sequential", "pallas": "associative"}
 
 
 def auto_method(backend: str | None = None) -> str:
@@ -220,7 +225,10 @@ def auto_method(backend: str | None = None) -> str:
     if backend == "cpu":
         # Measured with benchmarks/scan.py on a 2-core Xeon, complex64: "inplace" was the fastest
         # method at (8, 4096, 256) (~1.4x the u*c streaming floor; "chunked" ~2.4x, "sequential"
-        # ~3x, "associative" ~6x) and at (64, 784, 512) (~1.8x; "chunked" ~2x).
+        # ~3x, "associative" ~6x) and at (64, 784, 512) (~1.8x; "chunked" ~2x). Re-measured for
+        # one method per shape (2-core EPYC, shared): "inplace" fastest or within noise of the
+        # best at every shape from (1, 65536, 64) to (64, 784, 512) ("chunked" tied at the
+        # latter; a float32 real/imaginary split of "inplace" was ~1.7x slower), so no switch.
         return "inplace"
     # GPU/TPU: UNMEASURED (no accelerator was available). Chosen from the literature: parallel
     # (associative) scans are how S5 (Smith et al., 2023) and the LRU (Orvieto et al., 2023) run
@@ -282,7 +290,9 @@ def _scan_jvp(reverse: bool, method: str, options: tuple, primals: tuple, tangen
     Differentiating ``h_k = lam_k h_{k-1} + u_k`` gives ``dh_k = lam_k dh_{k-1} + (du_k + dlam_k
     h_{k-1})`` with ``dh`` starting from ``dh0``. Reverse mode transposes this linear scan, which
     is again a scan (run the other way). ``"inplace"`` computes the tangent with ``"sequential"``,
-    whose transpose JAX builds efficiently (the in-place loop's own transpose copies its buffer).
+    whose transpose JAX builds efficiently (the in-place loop's own transpose copies its buffer);
+    ``"pallas"`` with ``"associative"``, the transposable method meant for the same devices (a
+    ``pallas_call`` has no transpose rule).
     """
     lam, u, h0 = primals
     dlam, du, dh0 = tangents
@@ -292,7 +302,7 @@ def _scan_jvp(reverse: bool, method: str, options: tuple, primals: tuple, tangen
         h_prev = jnp.concatenate([h[..., 1:, :], before], axis=-2)
     else:
         h_prev = jnp.concatenate([before, h[..., :-1, :]], axis=-2)
-    tangent_method = "sequential" if method == "inplace" else method
+    tangent_method = _TANGENT_METHOD.get(method, method)
     dh = _IMPL[tangent_method](lam, du + dlam * h_prev, dh0, reverse, **dict(options))
     return h, dh
 

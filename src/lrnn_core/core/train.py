@@ -42,14 +42,27 @@ from lrnn_core.core.validate import (
     check_scalar_loss,
     check_text,
     positive_int,
+    positive_number,
     real_number,
     seed_list,
 )
 
-__all__ = ["TrainResult", "epoch_indices", "mse_loss", "train", "train_params"]
+__all__ = [
+    "RECURRENT_PARAMS",
+    "TrainResult",
+    "epoch_indices",
+    "lru_optimizer",
+    "mse_loss",
+    "train",
+    "train_params",
+]
 
 Batch = Any
 Params = Any
+
+#: The LRU's recurrent parameters (:class:`lrnn_core.core.lru.LRU`), which the LRU code base trains
+#: at a reduced learning rate and without weight decay.
+RECURRENT_PARAMS = frozenset({"nu_log", "theta_log", "gamma_log", "B_re", "B_im"})
 
 
 def mse_loss(model: Callable[[Any], Array], batch: tuple[ArrayLike, ArrayLike]) -> Array:
@@ -107,6 +120,47 @@ class TrainResult:
         return nnx.merge(self.graphdef, params, state)
 
 
+def lru_optimizer(
+    steps: int,
+    *,
+    lr: float = 1e-3,
+    recurrent_factor: float = 0.5,
+    weight_decay: float = 0.05,
+    lr_min: float = 1e-7,
+) -> optax.GradientTransformation:
+    """The LRU code base's optimiser (Orvieto et al., 2023; ``NicolasZucchet/minimal-LRU``).
+
+    Parameters named in :data:`RECURRENT_PARAMS` (anywhere in the parameter tree): Adam at
+    ``recurrent_factor * lr``, no weight decay; every other parameter: AdamW at ``lr`` with
+    ``weight_decay``. Both learning rates follow one cosine decay over ``steps`` steps down to
+    ``lr_min`` (the code base's ``lr_base``, ``lr_factor``, ``weight_decay``, ``lr_min``,
+    ``cosine_anneal``).
+    """
+    steps = positive_int("steps", steps)
+    lr = positive_number("lr", lr)
+    recurrent_factor = positive_number("recurrent_factor", recurrent_factor)
+    weight_decay = real_number("weight_decay", weight_decay, low=0.0)
+    lr_min = real_number("lr_min", lr_min, low=0.0, high=lr)
+
+    def cosine(peak: float) -> optax.Schedule:
+        return optax.cosine_decay_schedule(peak, steps, alpha=min(lr_min / peak, 1.0))
+
+    def labels(params: Params) -> Params:
+        def label(path: tuple, _: Any) -> str:
+            names = {getattr(k, "key", getattr(k, "name", None)) for k in path}
+            return "recurrent" if names & RECURRENT_PARAMS else "rest"
+
+        return jax.tree_util.tree_map_with_path(label, params)
+
+    return optax.multi_transform(
+        {
+            "recurrent": optax.adam(cosine(recurrent_factor * lr)),
+            "rest": optax.adamw(cosine(lr), weight_decay=weight_decay),
+        },
+        labels,
+    )
+
+
 def epoch_indices(
     key: Array, step: Int[ArrayLike, ""], *, n_seqs: int, batch_size: int
 ) -> Int[Array, " batch_size"]:
@@ -136,6 +190,7 @@ def train_params(
     evaluate: Callable[[Params, Any], Float[Array, ""]] | None = None,
     stop_below: float | None = None,
     state: Any = None,
+    opt_state: Any = None,
     progress: bool = True,
     desc: str = "train",
 ) -> TrainResult:
@@ -145,7 +200,9 @@ def train_params(
     run ``r`` draws ``batch = batch_at(streams[r], t)`` and moves ``params[r]`` by the optimizer's
     update of ``grad loss(params[r], batch)``; ``loss`` must return a real scalar. With ``state``
     (a pytree with leading axis R of non-trained state, e.g. NNX counters) the loss is called as
-    ``loss(params, state, batch)`` and returns ``(scalar, new_state)``.
+    ``loss(params, state, batch)`` and returns ``(scalar, new_state)``. ``opt_state`` (leading
+    axis R) replaces the default ``vmap(optimizer.init)(params)``, e.g. to give every run its own
+    learning rate through ``optax.inject_hyperparams``.
 
     ``steps`` must be a multiple of ``steps_per_round``. After each round, ``evaluate(params[r],
     streams[r])`` (if given) is recorded, and training stops once the round's mean loss of every run
@@ -172,7 +229,12 @@ def train_params(
     if not leaves:
         raise ValueError("params must hold at least one array")
     runs = int(np.shape(leaves[0])[0]) if np.ndim(leaves[0]) else 0
-    for name, tree in (("params", params), ("streams", streams), ("state", state)):
+    for name, tree in (
+        ("params", params),
+        ("streams", streams),
+        ("state", state),
+        ("opt_state", opt_state),
+    ):
         for leaf in jax.tree.leaves(tree):
             if np.ndim(leaf) == 0 or np.shape(leaf)[0] != runs or runs == 0:
                 raise ValueError(
@@ -204,7 +266,8 @@ def train_params(
 
     run_round = jax.jit(jax.vmap(one_round, in_axes=(0, 0, 0, 0, None)))
     run_eval = None if evaluate is None else jax.jit(jax.vmap(evaluate))
-    opt_state = jax.vmap(optimizer.init)(params)
+    if opt_state is None:
+        opt_state = jax.vmap(optimizer.init)(params)
     s = state if stateful else jnp.zeros((runs,))
     losses, means, evals = [], [], []
     stopped = False

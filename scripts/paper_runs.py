@@ -1,0 +1,108 @@
+"""Run every ODE-flow row of Orvieto et al. (ICML 2024; Figs. 5, 13-16) at the paper's sizes and
+store the numbers (not the weights) with their provenance.
+
+    LRNN_SCALE=paper python scripts/paper_runs.py [--out results/orvieto_ode_paper.json]
+
+Needs a GPU (10k trajectories of length 2048, seeds 1-6 x the rate grid, 200-1000 epochs). The
+chapter ``book/orvieto-universality/ode-flows.md`` shows the file, when present, beside its live
+run; ``tests/test_results_files.py`` checks that each row names a claim id and a commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from lrnn_core.bookkit.scale import current_scale
+from lrnn_core.orvieto.ode_experiments import (
+    EXPERIMENTS,
+    PAPER_PLAN,
+    perturbed_outputs,
+    relative_change,
+    run_plan,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CLAIMS = {"PT": "Orvieto Fig 5", "LV": "Orvieto Fig 15", "LZ": "Orvieto Fig 16"}
+
+
+def git(*args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "results" / "orvieto_ode_paper.json"))
+    args = parser.parse_args()
+    if current_scale() != "paper":
+        sys.exit("set LRNN_SCALE=paper: this script runs the paper's sizes only")
+    commit = git("rev-parse", "HEAD")
+    start = time.perf_counter()
+    scan = "associative" if jax.default_backend() == "gpu" else "sequential"
+    _, sweeps = run_plan(PAPER_PLAN, data_seed=0, scan_method=scan, progress=True)
+    rows = []
+    for key, sw in sweeps.items():
+        system = EXPERIMENTS[key][0]
+        for m, trained in enumerate(sw.modes):
+            s = sw.summary(m)
+            rows.append(
+                {
+                    "claim": CLAIMS[system],
+                    "experiment": f"{key}, Λ {'trained' if trained else 'frozen'}",
+                    "commit": commit,
+                    **s,
+                    "per_seed": np.nanmin(sw.test_mse[..., m], axis=1).tolist(),
+                }
+            )
+    lz = sweeps["LZ MLP"]
+    final = lz.train_loss[:, lz.best(1)[1], 1, -1]
+    rows.append(
+        {
+            "claim": "Orvieto Fig 14",
+            "experiment": "LZ MLP, Λ trained: final training loss per seed",
+            "commit": commit,
+            "best": float(final.min()),
+            "median": float(np.median(final)),
+            "min": float(final.min()),
+            "max": float(final.max()),
+        }
+    )
+    change = relative_change(*perturbed_outputs("LZ", 100, 1e-3, seed=0))
+    rows.append(
+        {
+            "claim": "Orvieto Fig 13",
+            "experiment": "LZ: max |Δy| / std(y) under a 1e-3 input perturbation",
+            "commit": commit,
+            "best": float(change.max()),
+            "median": float(np.median(change)),
+            "min": float(change.min()),
+            "max": float(change.max()),
+        }
+    )
+    provenance = {
+        "commit": commit,
+        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "command": " ".join(["LRNN_SCALE=paper", "python", *sys.argv]),
+        "device": jax.devices()[0].device_kind,
+        "jax_version": jax.__version__,
+        "seeds": list(PAPER_PLAN.seeds),
+        "lrs": list(PAPER_PLAN.lrs),
+        "wall_s": time.perf_counter() - start,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"provenance": provenance, "rows": rows}, indent=1) + "\n")
+    print(f"wrote {len(rows)} rows to {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,556 @@
+"""Learning controlled ODE flows with one LRU and a position-wise readout (Orvieto et al., ICML
+2024, §4.2, Fig. 5 and App. E.3, Figs. 13-16).
+
+The model is ``f = g o R o e`` of the paper's §2: the input ``v_k`` and a constant channel
+``1`` (every trajectory starts from the same state, so the model must produce the shared free
+response) are encoded by the LRU's input matrix ``B``, the LRU ``x_k = lambda x_{k-1} + gamma B
+[v_k, 1]`` with ring-initialised eigenvalues (``r_min = 0.999``, ``r_max = 1``) keeps ``N``
+complex states, and a position-wise readout ``g`` (linear, or a one-hidden-layer ReLU MLP of
+width ``D``) maps ``[Re x_k, Im x_k]`` to ``y_k``. ``Lambda`` (``nu_log``, ``theta_log``) is trained
+or frozen at initialisation; ``gamma``, ``B`` and the readout are always trained (Fig. 15 caption).
+
+:func:`sweep` trains every seed x learning-rate pair of one configuration as ONE vectorised
+program (:func:`lrnn_core.core.train.train_params`: ``vmap`` over runs, ``jit`` around a whole
+epoch), sharded over the run axis with :mod:`jax.sharding` when several devices are present.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+from jax.sharding import NamedSharding, PartitionSpec
+from jaxtyping import Array, ArrayLike, Complex, Float
+
+from lrnn_core.bookkit.benchmark import time_call
+from lrnn_core.core.eigenvalues import TWO_PI
+from lrnn_core.core.lru import LRUModel
+from lrnn_core.core.train import epoch_indices, train_params
+from lrnn_core.core.validate import (
+    as_float64,
+    check_choice,
+    check_flag,
+    check_ndim,
+    nonnegative_int,
+    positive_int,
+    positive_number,
+    seed_list,
+)
+from lrnn_core.orvieto.odes import SYSTEMS, low_frequency_inputs, ode, solve
+
+__all__ = [
+    "AMPLITUDE",
+    "OUTPUT_SCALE",
+    "EXPERIMENTS",
+    "PAPER_PLAN",
+    "Dataset",
+    "ModelConfig",
+    "Plan",
+    "Sweep",
+    "SystemSizes",
+    "load_paper_results",
+    "make_dataset",
+    "make_model",
+    "perturbed_outputs",
+    "relative_change",
+    "run_plan",
+    "sweep",
+    "time_train_step",
+]
+
+#: Input amplitude (expected RMS of ``v``, :func:`lrnn_core.orvieto.odes.low_frequency_inputs`)
+#: per system; App. E.3 gives none. PT and LV: 0.05 (LV diverges for a small share of inputs, which
+#: grows fast with the amplitude). Lorenz: 1, so that the input moves the output between the
+#: attractor's lobes as Fig. 13 shows (at 0.05 the output is almost the free response).
+AMPLITUDE: dict[str, float] = {"PT": 0.05, "LV": 0.05, "LZ": 1.0}
+
+#: Factor applied to ``y = z_1`` before training (App. E.3 gives no normalisation). Lorenz's
+#: ``z_1`` spans about +-19; Fig. 13 plots outputs within -1.5 ... 1, so we divide by 10.
+OUTPUT_SCALE: dict[str, float] = {"PT": 1.0, "LV": 1.0, "LZ": 0.1}
+
+_FROZEN = frozenset({"nu_log", "theta_log"})
+
+
+class Dataset(NamedTuple):
+    """Training and test pairs ``(v, y)`` of one system (float32, shape ``(n, L)``).
+
+    ``dropped``: share of drawn inputs whose trajectory diverged (non-finite) and was dropped.
+    """
+
+    system: str
+    v_train: np.ndarray
+    y_train: np.ndarray
+    v_test: np.ndarray
+    y_test: np.ndarray
+    dropped: float
+
+
+def make_dataset(
+    system: str,
+    n_train: int,
+    n_test: int,
+    *,
+    seed: int,
+    L: int | None = None,
+    amplitude: float | None = None,
+) -> Dataset:
+    """``n_train + n_test`` input/output pairs of the App. E.3 ``system`` ("PT", "LV", "LZ").
+
+    Inputs: :func:`low_frequency_inputs` at ``amplitude`` (default :data:`AMPLITUDE`); outputs
+    ``OUTPUT_SCALE * z_1(k dt)`` (:func:`lrnn_core.orvieto.odes.solve`), ``k < L`` (default: the
+    paper's ``L``; a shorter ``L`` keeps the paper's step ``dt``). Inputs whose trajectory diverges
+    are dropped and redrawn; their share is returned as ``dropped``.
+    """
+    system = check_choice("system", system, tuple(SYSTEMS))
+    n_train, n_test = positive_int("n_train", n_train), positive_int("n_test", n_test)
+    spec = ode(system)
+    spec = spec._replace(L=spec.L if L is None else positive_int("L", L))
+    amplitude = AMPLITUDE[system] if amplitude is None else positive_number("amplitude", amplitude)
+    rng = np.random.default_rng(nonnegative_int("seed", seed))
+    want, drawn, vs, ys = n_train + n_test, 0, [], []
+    while sum(len(v) for v in vs) < want:
+        batch = max(8, int(1.1 * (want - sum(len(v) for v in vs))))
+        v = low_frequency_inputs(rng, batch, spec.L, amplitude=amplitude)
+        y = solve(spec, v)
+        ok = np.all(np.isfinite(y), axis=1)
+        drawn += batch
+        vs.append(v[ok])
+        ys.append(y[ok])
+        if drawn > 20 * want:
+            raise ValueError(f"{system}: almost every trajectory diverges at amplitude {amplitude}")
+    v = np.concatenate(vs)[:want].astype(np.float32)
+    y = (OUTPUT_SCALE[system] * np.concatenate(ys)[:want]).astype(np.float32)
+    kept = sum(len(v) for v in vs)
+    return Dataset(system, v[:n_train], y[:n_train], v[n_train:], y[n_train:], 1 - kept / drawn)
+
+
+class ModelConfig(NamedTuple):
+    """One model of Figs. 5, 15, 16: ``N`` states, readout width ``hidden`` (0: linear readout),
+    ring initialisation ``r_min``, ``r_max``, phases ``U(0, max_phase)`` (the LRU code base's
+    default ``2 pi``; the paper states none), and the scan of
+    :func:`lrnn_core.core.scan.linear_scan` (``sequential``: on a CPU a training step is as fast
+    as with ``associative`` and compiles faster; ``associative`` suits a GPU). Whether ``Lambda``
+    is trained is a per-run choice of :func:`sweep`."""
+
+    n_state: int
+    hidden: int
+    max_phase: float = TWO_PI
+    r_min: float = 0.999
+    r_max: float = 1.0
+    scan_method: str = "sequential"
+
+    @property
+    def readout(self) -> str:
+        return "linear" if self.hidden == 0 else f"MLP {self.hidden}"
+
+
+def make_model(config: ModelConfig, rngs: nnx.Rngs) -> LRUModel:
+    """The model of ``config``: inputs ``[v_k, 1]`` -> LRU -> readout, one output."""
+    hidden = nonnegative_int("hidden", config.hidden)
+    return LRUModel(
+        2,
+        positive_int("n_state", config.n_state),
+        1,
+        hidden=(hidden,) if hidden else (),
+        r_min=config.r_min,
+        r_max=config.r_max,
+        max_phase=config.max_phase,
+        scan_method=config.scan_method,
+        rngs=rngs,
+    )
+
+
+def _with_constant(v: Array) -> Array:
+    """``[v_k, 1]``, shape ``(..., L, 2)``."""
+    return jnp.stack([v, jnp.ones_like(v)], axis=-1)
+
+
+def _optimizer() -> optax.GradientTransformation:
+    """Adam with two per-run hyperparameters: ``learning_rate``, and ``train_lambda`` (1 or 0),
+    which multiplies the updates of ``nu_log`` and ``theta_log`` (an optax mask): 0 freezes
+    ``Lambda`` at its initialisation."""
+
+    def recurrent(params: Any) -> Any:
+        def is_lambda(path: tuple, _: Any) -> bool:
+            return bool({getattr(k, "key", getattr(k, "name", None)) for k in path} & _FROZEN)
+
+        return jax.tree_util.tree_map_with_path(is_lambda, params)
+
+    def make(learning_rate: float, train_lambda: float) -> optax.GradientTransformation:
+        return optax.chain(
+            optax.adam(learning_rate), optax.masked(optax.scale(train_lambda), recurrent)
+        )
+
+    return optax.inject_hyperparams(make)(learning_rate=1e-3, train_lambda=1.0)
+
+
+def _shard_runs(tree: Any, runs: int) -> Any:
+    """Place ``tree`` (leading run axis) split over all devices when there are several and they
+    divide ``runs``; unchanged otherwise."""
+    n = jax.device_count()
+    if n == 1 or runs % n:
+        return tree
+    mesh = jax.make_mesh((n,), ("runs",), axis_types=(jax.sharding.AxisType.Auto,))
+    return jax.device_put(tree, NamedSharding(mesh, PartitionSpec("runs")))
+
+
+class Sweep(NamedTuple):
+    """Every seed x learning rate x (Lambda frozen / trained) of one :class:`ModelConfig`.
+
+    Arrays are indexed ``[seed, lr, mode]`` with ``modes[m]`` True where ``Lambda`` is trained.
+    ``train_loss`` ``(S, R, T, epochs)``: mean training MSE of each epoch; ``test_mse``
+    ``(S, R, T)``: test MSE after the last epoch. ``params``: stacked over the runs in the order
+    of ``test_mse.ravel()``; :meth:`model` rebuilds one.
+    """
+
+    config: ModelConfig
+    seeds: tuple[int, ...]
+    lrs: tuple[float, ...]
+    modes: tuple[bool, ...]
+    train_loss: np.ndarray
+    test_mse: np.ndarray
+    params: Any
+    graphdef: Any
+    rest: Any
+    wall_s: float
+
+    def model(self, seed: int, lr: int, mode: int) -> LRUModel:
+        """The trained model at indices ``[seed, lr, mode]``."""
+        run = int(np.ravel_multi_index((seed, lr, mode), self.test_mse.shape))
+        return nnx.merge(self.graphdef, jax.tree.map(lambda a: a[run], self.params), self.rest)
+
+    def best(self, mode: int) -> tuple[int, int]:
+        """``(seed, lr)`` indices of the lowest test MSE of ``mode`` (the paper's selection)."""
+        i, j = np.unravel_index(
+            int(np.nanargmin(self.test_mse[..., mode])), self.test_mse.shape[:2]
+        )
+        return int(i), int(j)
+
+    def summary(self, mode: int) -> dict[str, float]:
+        """For ``modes[mode]``: the best test MSE over seeds and rates (what the paper reports);
+        over seeds, of each seed's best rate: median, min, max; ``train``: last-epoch training MSE
+        of the best run, and its ``lr``."""
+        per_seed = np.nanmin(self.test_mse[..., mode], axis=1)
+        i, j = self.best(mode)
+        return {
+            "best": float(self.test_mse[i, j, mode]),
+            "median": float(np.median(per_seed)),
+            "min": float(per_seed.min()),
+            "max": float(per_seed.max()),
+            "train": float(self.train_loss[i, j, mode, -1]),
+            "lr": float(self.lrs[j]),
+        }
+
+    def predict(self, v: Float[ArrayLike, "n L"], mode: int) -> np.ndarray:
+        """Predictions of the best run of ``mode`` for inputs ``v`` ``(n, L)``."""
+        model = self.model(*self.best(mode), mode)
+        return np.asarray(model(_with_constant(jnp.asarray(v, jnp.float32)))[..., 0])
+
+    def eigenvalues(self, mode: int) -> Complex[np.ndarray, " N"]:
+        """The eigenvalues ``lambda`` of the best run of ``mode``."""
+        return np.asarray(self.model(*self.best(mode), mode).lru.eigenvalues())
+
+
+def _mse(graphdef: Any, rest: Any, params: Any, v: Array, y: Array) -> Array:
+    """``mean((f(v) - y)^2)`` of the model ``(graphdef, params, rest)``."""
+    model = nnx.merge(graphdef, params, rest)
+    return jnp.mean((model(_with_constant(v))[..., 0] - y) ** 2)
+
+
+def sweep(
+    config: ModelConfig,
+    data: Dataset,
+    *,
+    seeds: Sequence[int],
+    lrs: Sequence[float],
+    epochs: int,
+    batch_size: int,
+    modes: Sequence[bool] = (False, True),
+    test_chunk: int = 100,
+    progress: bool = False,
+) -> Sweep:
+    """Train ``config`` on ``data`` for every seed, learning rate and mode (``Lambda`` frozen:
+    False, trained: True), all runs as one vectorised, jitted program.
+
+    Seed ``s`` gives the initialisation (``nnx.Rngs(s)``) and the order of the mini-batches
+    (``epoch_indices`` with ``jax.random.key(s)``), shared by all rates and modes. Adam, no
+    weight decay (App. E.3), ``batch_size`` sequences per step, ``epochs`` epochs (the last
+    incomplete batch of an epoch is dropped). The test MSE is evaluated ``test_chunk`` sequences
+    at a time.
+    """
+    if not isinstance(config, ModelConfig):
+        raise TypeError(f"config must be a ModelConfig, got {type(config).__name__}")
+    seeds = seed_list("seeds", list(seeds))
+    lrs = tuple(positive_number("learning rate", lr) for lr in lrs)
+    modes = tuple(check_flag("mode", m) for m in modes)
+    if not lrs or not modes:
+        raise ValueError("lrs and modes must not be empty")
+    epochs, batch_size = positive_int("epochs", epochs), positive_int("batch_size", batch_size)
+    progress = check_flag("progress", progress)
+    n_train = len(data.v_train)
+    if batch_size > n_train:
+        raise ValueError(f"batch_size={batch_size} exceeds the {n_train} training sequences")
+    start = time.perf_counter()
+    split = [nnx.split(make_model(config, nnx.Rngs(s)), nnx.Param, ...) for s in seeds]
+    graphdef, rest = split[0][0], split[0][2]
+    shape = (len(seeds), len(lrs), len(modes))
+    per_seed = len(lrs) * len(modes)
+    params = jax.tree.map(
+        lambda *a: jnp.repeat(jnp.stack(a), per_seed, axis=0), *(p for _, p, _ in split)
+    )
+    keys = jnp.repeat(jnp.stack([jax.random.key(s) for s in seeds]), per_seed, axis=0)
+    tx = _optimizer()
+    opt_state = jax.vmap(tx.init)(params)
+    grid = np.meshgrid(seeds, lrs, modes, indexing="ij")
+    opt_state.hyperparams["learning_rate"] = jnp.asarray(grid[1].ravel(), jnp.float32)
+    opt_state.hyperparams["train_lambda"] = jnp.asarray(grid[2].ravel(), jnp.float32)
+    params, keys, opt_state = _shard_runs((params, keys, opt_state), math.prod(shape))
+
+    v_train, y_train = jnp.asarray(data.v_train), jnp.asarray(data.y_train)
+    per_epoch = n_train // batch_size
+
+    def batch_at(key: Array, t: Array) -> tuple[Array, Array]:
+        idx = epoch_indices(key, t, n_seqs=n_train, batch_size=batch_size)
+        return v_train[idx], y_train[idx]
+
+    result = train_params(
+        lambda p, batch: _mse(graphdef, rest, p, *batch),
+        params,
+        batch_at,
+        keys,
+        steps=epochs * per_epoch,
+        steps_per_round=per_epoch,
+        optimizer=tx,
+        opt_state=opt_state,
+        progress=progress,
+        desc=f"{data.system}, {config.readout}",
+    )
+    test = _test_mse(graphdef, rest, result.params, data.v_test, data.y_test, test_chunk)
+    return Sweep(
+        config=config,
+        seeds=seeds,
+        lrs=lrs,
+        modes=modes,
+        train_loss=result.round_losses.reshape(*shape, -1),
+        test_mse=test.reshape(shape),
+        params=jax.device_get(result.params),
+        graphdef=graphdef,
+        rest=rest,
+        wall_s=time.perf_counter() - start,
+    )
+
+
+def _test_mse(graphdef, rest, params, v, y, chunk: int) -> np.ndarray:
+    """Test MSE of every run (leading axis of ``params``), ``chunk`` sequences at a time."""
+    chunk = math.gcd(positive_int("test_chunk", chunk), len(v))
+    mse = jax.jit(jax.vmap(partial(_mse, graphdef, rest), in_axes=(0, None, None)))
+    parts = [mse(params, v[i : i + chunk], y[i : i + chunk]) for i in range(0, len(v), chunk)]
+    return np.mean(np.stack(parts), axis=0)
+
+
+class SystemSizes(NamedTuple):
+    """Sizes of one system's experiments: sequence length, train/test trajectories, ``N``, MLP
+    width ``D``, epochs and batch size."""
+
+    L: int
+    n_train: int
+    n_test: int
+    n_state: int
+    hidden: int
+    epochs: int
+    batch_size: int
+
+
+class Plan(NamedTuple):
+    """Every ODE experiment of one scale: sizes per system, seeds, learning-rate grid."""
+
+    PT: SystemSizes
+    LV: SystemSizes
+    LZ: SystemSizes
+    seeds: tuple[int, ...]
+    lrs: tuple[float, ...]
+
+
+#: The paper's sizes (§4.2, App. E.3): 10k/1k trajectories, PT N=128, D=256; LV N=128, D=512,
+#: 200 epochs; LZ N=256, D=1024, 1000 epochs; seeds 1-6. Not in the text, ours: PT epochs (LV's
+#: 200), batch size 32, the rate grid around the stated usual best 0.003 and 0.01.
+PAPER_PLAN = Plan(
+    PT=SystemSizes(2048, 10_000, 1_000, 128, 256, 200, 32),
+    LV=SystemSizes(2048, 10_000, 1_000, 128, 512, 200, 32),
+    LZ=SystemSizes(512, 10_000, 1_000, 256, 1024, 1000, 32),
+    seeds=(1, 2, 3, 4, 5, 6),
+    lrs=(0.001, 0.003, 0.01),
+)
+
+#: The experiments of the chapter: name -> (system, linear readout?, phase range, modes).
+EXPERIMENTS: dict[str, tuple[str, bool, float, tuple[bool, ...]]] = {
+    "PT MLP": ("PT", False, TWO_PI, (True,)),
+    "LV linear": ("LV", True, TWO_PI, (False, True)),
+    "LV MLP": ("LV", False, TWO_PI, (False, True)),
+    "LV linear, phases U(0, pi/10)": ("LV", True, np.pi / 10, (False, True)),
+    "LZ linear": ("LZ", True, TWO_PI, (False, True)),
+    "LZ MLP": ("LZ", False, TWO_PI, (False, True)),
+}
+
+
+def run_plan(
+    plan: Plan,
+    *,
+    data_seed: int,
+    seed_offset: int = 0,
+    scan_method: str = "sequential",
+    progress: bool = False,
+) -> tuple[dict[str, Dataset], dict[str, Sweep]]:
+    """Generate the three data sets (seed ``data_seed``) and run every one of
+    :data:`EXPERIMENTS` at ``plan``'s sizes, with seeds ``seed_offset + plan.seeds``."""
+    if not isinstance(plan, Plan):
+        raise TypeError(f"plan must be a Plan, got {type(plan).__name__}")
+    data = {
+        name: make_dataset(name, sizes.n_train, sizes.n_test, seed=data_seed + i, L=sizes.L)
+        for i, (name, sizes) in enumerate(zip(("PT", "LV", "LZ"), plan[:3], strict=True))
+    }
+    sweeps = {}
+    for key, (system, linear, max_phase, modes) in EXPERIMENTS.items():
+        sizes = getattr(plan, system)
+        config = ModelConfig(
+            sizes.n_state,
+            0 if linear else sizes.hidden,
+            max_phase=max_phase,
+            scan_method=scan_method,
+        )
+        sweeps[key] = sweep(
+            config,
+            data[system],
+            seeds=[seed_offset + s for s in plan.seeds],
+            lrs=plan.lrs,
+            epochs=sizes.epochs,
+            batch_size=sizes.batch_size,
+            modes=modes,
+            progress=progress,
+        )
+    return data, sweeps
+
+
+def perturbed_outputs(
+    system: str, n: int, relative: float, *, seed: int, amplitude: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Outputs ``z_1`` (unscaled) of ``system`` for ``n`` inputs ``v`` and for ``v + relative *
+    w``, ``w`` an independent low-frequency input of the same amplitude (Fig. 13: tiny input
+    changes, large output changes). Returns ``(y, y_perturbed)``, each ``(n, L)``."""
+    system = check_choice("system", system, tuple(SYSTEMS))
+    relative = positive_number("relative", relative)
+    spec = ode(system)
+    amplitude = AMPLITUDE[system] if amplitude is None else positive_number("amplitude", amplitude)
+    rng = np.random.default_rng(nonnegative_int("seed", seed))
+    n = positive_int("n", n)
+    draws = low_frequency_inputs(rng, 2 * n, spec.L, amplitude=amplitude)
+    v, w = draws[:n], draws[n:]
+    return solve(spec, v), solve(spec, v + relative * w)
+
+
+def _plain_model(n_state: int, hidden: int, key: Array) -> dict[str, Array]:
+    """Parameters of the obvious LRU + readout written by hand (for :func:`time_train_step`)."""
+    k = jax.random.split(key, 6)
+    width = 2 * n_state
+    p = {
+        "nu": jnp.full((n_state,), -6.0),
+        "theta": jax.random.uniform(k[0], (n_state,)),
+        "B_re": jax.random.normal(k[1], (n_state, 2)) / 2,
+        "B_im": jax.random.normal(k[2], (n_state, 2)) / 2,
+    }
+    if hidden:
+        p["W1"] = jax.random.normal(k[3], (width, hidden)) / np.sqrt(width)
+        p["b1"] = jnp.zeros(hidden)
+        width = hidden
+    p["W2"] = jax.random.normal(k[4], (width, 1)) / np.sqrt(width)
+    p["b2"] = jnp.zeros(1)
+    return p
+
+
+def _plain_forward(p: dict[str, Array], v: Array) -> Array:
+    """``x_k = lambda x_{k-1} + gamma B [v_k, 1]`` by ``lax.scan`` over time, then the readout."""
+    lam = jnp.exp(-jnp.exp(p["nu"]) + 1j * jnp.exp(p["theta"]))
+    gamma = jnp.sqrt(1 - jnp.abs(lam) ** 2)
+    Bu = jnp.einsum("blm,nm->lbn", _with_constant(v), p["B_re"] + 1j * p["B_im"]) * gamma
+
+    def step(x, bu):
+        x = lam * x + bu
+        return x, x
+
+    _, xs = jax.lax.scan(step, jnp.zeros(Bu.shape[1:], Bu.dtype), Bu)
+    h = jnp.concatenate([xs.real, xs.imag], axis=-1)
+    if "W1" in p:
+        h = jax.nn.relu(h @ p["W1"] + p["b1"])
+    return jnp.swapaxes((h @ p["W2"] + p["b2"])[..., 0], 0, 1)
+
+
+def time_train_step(
+    config: ModelConfig, batch_size: int, L: int, *, repeats: int = 5, seed: int = 0
+) -> tuple[float, float]:
+    """Median seconds of one jitted Adam step of ``config`` on a ``(batch_size, L)`` batch: the
+    library's (``LRUModel``, :func:`lrnn_core.core.scan.linear_scan` ``auto``) and a plain
+    ``lax.scan`` LRU with the same readout written the obvious way. Returns ``(ours, plain)``."""
+    batch_size, L = positive_int("batch_size", batch_size), positive_int("L", L)
+    repeats = positive_int("repeats", repeats)
+    rng = np.random.default_rng(seed)
+    v = jnp.asarray(rng.standard_normal((batch_size, L)), jnp.float32)
+    y = jnp.asarray(rng.standard_normal((batch_size, L)), jnp.float32)
+    tx = optax.adam(1e-3)
+
+    def stepper(loss):
+        @jax.jit
+        def step(p, s):
+            g = jax.grad(loss)(p, v, y)
+            updates, s = tx.update(g, s, p)
+            return optax.apply_updates(p, updates), s
+
+        return step
+
+    graphdef, params, rest = nnx.split(make_model(config, nnx.Rngs(seed)), nnx.Param, ...)
+    ours = stepper(partial(_mse, graphdef, rest))
+    plain_p = _plain_model(config.n_state, config.hidden, jax.random.key(seed))
+    plain = stepper(lambda p, v, y: jnp.mean((_plain_forward(p, v) - y) ** 2))
+    t_ours, _ = time_call(ours, (params, tx.init(params)), repeats)
+    t_plain, _ = time_call(plain, (plain_p, tx.init(plain_p)), repeats)
+    return t_ours, t_plain
+
+
+def load_paper_results(path: str | Path) -> dict[str, Any]:
+    """Read a results file of ``scripts/paper_runs.py``: ``{"provenance": {...}, "rows": [...]}``.
+
+    ValueError unless the provenance names ``commit``, ``command``, ``device``, ``jax_version``,
+    ``seeds`` and ``wall_s``, and every row names a ``claim``, a ``commit`` and finite numbers
+    ``best``, ``median``, ``min``, ``max``.
+    """
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict) or not {"provenance", "rows"} <= set(data):
+        raise ValueError(f"{path}: expected an object with 'provenance' and 'rows'")
+    missing = {"commit", "command", "device", "jax_version", "seeds", "wall_s"} - set(
+        data["provenance"]
+    )
+    if missing:
+        raise ValueError(f"{path}: provenance lacks {sorted(missing)}")
+    for i, row in enumerate(data["rows"]):
+        need = {"claim", "commit", "best", "median", "min", "max"}
+        if not need <= set(row):
+            raise ValueError(f"{path}: row {i} lacks {sorted(need - set(row))}")
+        if not all(np.isfinite(float(row[k])) for k in ("best", "median", "min", "max")):
+            raise ValueError(f"{path}: row {i} has non-finite numbers")
+    return data
+
+
+def relative_change(y: Float[ArrayLike, "n L"], y2: Float[ArrayLike, "n L"]) -> np.ndarray:
+    """``max_k |y_k - y2_k| / std(y)`` per pair (rows), the Fig. 13 sensitivity measure."""
+    y, y2 = as_float64("y", y), as_float64("y2", y2)
+    check_ndim("y", y, 2)
+    return np.max(np.abs(y - y2), axis=1) / np.std(y)

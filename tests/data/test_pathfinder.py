@@ -1,0 +1,94 @@
+import numpy as np
+import pytest
+from scipy import ndimage
+
+from lrnn_core.data.pathfinder import draw_path, pathfinder_images, rasterise
+
+KW = dict(dashes=6, dash_length=2.0, gap=1.5, max_turn=np.pi / 6)
+
+
+@pytest.fixture(scope="module")
+def batch():
+    return pathfinder_images(40, seed=3)
+
+
+def test_shapes_values_labels_and_determinism(batch):
+    images, labels, samples = batch
+    assert images.shape == (40, 1024) and images.dtype == np.float64
+    assert set(np.unique(images)) == {0.0, 1.0}
+    np.testing.assert_array_equal(labels, [1, 0] * 20)
+    again = pathfinder_images(40, seed=3)[0]
+    np.testing.assert_array_equal(images, again)
+    assert not np.array_equal(images, pathfinder_images(40, seed=4)[0])
+    for img, s in zip(images, samples, strict=True):
+        np.testing.assert_array_equal(img, s.image.ravel())  # row by row
+
+
+def test_dash_lengths_gaps_and_turns_are_the_law():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        path = draw_path(rng, 32, margin=1.5, **KW)
+        steps = path[:, 1] - path[:, 0]
+        np.testing.assert_allclose(np.linalg.norm(steps, axis=1), 2.0, rtol=1e-12)
+        np.testing.assert_allclose(np.linalg.norm(path[1:, 0] - path[:-1, 1], axis=1), 1.5)
+        heading = np.arctan2(steps[:, 1], steps[:, 0])
+        turn = np.angle(np.exp(1j * np.diff(heading)))
+        assert np.all(np.abs(turn) <= np.pi / 6 + 1e-12)
+        # the gap continues the *next* dash's heading
+        gaps = path[1:, 0] - path[:-1, 1]
+        np.testing.assert_allclose(np.arctan2(gaps[:, 1], gaps[:, 0]), heading[1:], atol=1e-12)
+        assert path.min() >= 1.5 and path.max() <= 32 - 1 - 1.5
+
+
+def test_dots_sit_on_path_ends_and_image_is_dashes_plus_dots(batch):
+    _, _, samples = batch
+    for s in samples:
+        ends0 = [s.paths[0][0, 0], s.paths[0][-1, 1]]
+        ends1 = [s.paths[1][0, 0], s.paths[1][-1, 1]]
+        assert any(np.array_equal(s.dots[0], e) for e in ends0)
+        other = ends0 if s.label else ends1
+        assert any(np.array_equal(s.dots[1], e) for e in other)
+        # every lit pixel is on a dash or within the dot radius (1.5 px) of a dot centre
+        dashes = np.zeros((32, 32))
+        for p in s.paths:
+            rasterise(dashes, p)
+        ys, xs = np.nonzero(s.image - dashes)
+        for x, y in zip(xs, ys, strict=True):
+            assert np.min(np.hypot(s.dots[:, 0] - x, s.dots[:, 1] - y)) <= 1.5
+        assert np.all(s.image >= dashes)
+        for cx, cy in s.dots:  # the dot's nearest pixel is lit
+            assert s.image[int(np.rint(cy)), int(np.rint(cx))] == 1.0
+
+
+def test_positive_dots_are_joined_by_the_target_path_when_gaps_are_closed():
+    """With the gaps filled in, path 0 alone is one 8-connected stroke from dot to dot."""
+    _, _, samples = pathfinder_images(10, seed=5, gap=0.0)
+    for s in samples[::2]:
+        img = np.zeros((32, 32))
+        rasterise(img, s.paths[0])
+        for cx, cy in s.dots:
+            img[int(np.rint(cy)), int(np.rint(cx))] = 1.0
+        labelled, count = ndimage.label(img, structure=np.ones((3, 3)))
+        assert count == 1
+
+
+def test_rasterise_marks_a_horizontal_dash_exactly():
+    img = np.zeros((8, 8))
+    rasterise(img, np.array([[[1.0, 2.0], [4.0, 2.0]]]))
+    expected = np.zeros((8, 8))
+    expected[2, 1:5] = 1.0
+    np.testing.assert_array_equal(img, expected)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"n": 0}, ValueError),
+        ({"n": 2, "distractors": 0}, ValueError),
+        ({"n": 2, "max_turn": 4.0}, ValueError),
+        ({"n": 2, "dashes": 40, "dash_length": 8.0, "max_turn": 0.0}, ValueError),
+    ],
+)
+def test_bad_arguments_raise(kwargs, error):
+    with pytest.raises(error):
+        pathfinder_images(**kwargs)

@@ -1,0 +1,59 @@
+"""Stored paper-scale results (``results/*.json`` written by ``scripts/paper_runs.py``): every row
+names a claim id of ``book/claims_index.csv`` and a commit of this repository. Without a stored
+file the same checks run on a file written here, so the loader is always exercised."""
+
+import csv
+import json
+import subprocess
+from pathlib import Path
+
+import jax
+import pytest
+
+from lrnn_core.orvieto.ode_experiments import load_paper_results
+
+ROOT = Path(__file__).resolve().parents[1]
+STORED = sorted((ROOT / "results").glob("*.json"))
+
+
+def claim_ids() -> set[str]:
+    with open(ROOT / "book" / "claims_index.csv", newline="") as f:
+        return {row[0] for row in csv.reader(f)}
+
+
+def is_commit(sha: str) -> bool:
+    done = subprocess.run(
+        ["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=ROOT, capture_output=True
+    )
+    return done.returncode == 0
+
+
+def check(path: Path) -> None:
+    data = load_paper_results(path)
+    claims = claim_ids()
+    assert is_commit(data["provenance"]["commit"]), data["provenance"]["commit"]
+    for row in data["rows"]:
+        assert row["claim"] in claims, row["claim"]
+        assert is_commit(row["commit"]), row["commit"]
+
+
+def test_stored_results_name_claims_and_commits():
+    """Every stored file (none yet: then the next test checks the same on a written file)."""
+    for path in STORED:
+        check(path)
+
+
+def test_checks_on_a_written_file(tmp_path):
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    prov = {"commit": head, "command": "test", "device": "cpu", "jax_version": jax.__version__}
+    prov |= {"seeds": [1, 2], "wall_s": 0.5}
+    row = {"claim": "Orvieto Fig 15", "commit": head, "best": 1, "median": 2, "min": 1, "max": 3}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"provenance": prov, "rows": [row]}))
+    check(path)
+    for bad in ({"claim": "Orvieto Fig 99"}, {"commit": "0" * 40}):
+        path.write_text(json.dumps({"provenance": prov, "rows": [row | bad]}))
+        with pytest.raises(AssertionError):
+            check(path)
