@@ -39,6 +39,7 @@ EXPECTED_MODULES = {
         "odes",
         "ode_experiments",
         "reconstruction",
+        "width",
     },
     "wang_li_li": {
         "targets",

@@ -1,0 +1,128 @@
+# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
+"""How wide must the MLP readout be? An illustration of Thm. 1 / Prop. 2 / Thm. 4 of Orvieto et
+al. (ICML 2024), which bound the width by Barron's theorem: ``D >= 2 r^2 C_f^2 eps^-2`` and, per
+time stamp, ``D >= 4 r^2 C_Tk^2 ||Omega_k||^2 S^3 eps^-2``.
+
+The paper has no experiment. The book's illustration: the state ``x_L = V_L u`` (eq. 3) of a
+recurrence with ``lam = radius * (N-th roots of unity)``, ``N = L``, ``B = 1``, and the target
+``y = sin(frequency * u_{L-lag})`` of a token ``lag`` steps back. The MLP must compute
+``sin(frequency * omega . x_L)`` with ``omega`` the row of ``Omega_L = V_L^+`` (eq. 5) that returns
+``u_{L-lag}``; here ``V_L = F diag(radius^m)`` with ``F^H F = N I``, so ``||omega|| =
+radius^-lag / sqrt(N)`` and Barron's constant of the target, ``frequency * ||omega||``, grows
+with the lag.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import numpy as np
+import optax
+from jaxtyping import Complex, Float, Num
+
+from lrnn_core.core.eigenvalues import roots_of_unity
+from lrnn_core.core.lru import MLPHead
+from lrnn_core.core.train import mse_loss, train
+from lrnn_core.core.validate import nonnegative_int, positive_int, real_number, seed_list
+from lrnn_core.orvieto.memorisation import PrefixInverse, rnn_states
+
+__all__ = [
+    "WidthTask",
+    "readout_row",
+    "ring_eigenvalues",
+    "smallest_width",
+    "width_errors",
+    "width_task",
+]
+
+
+class WidthTask(NamedTuple):
+    """``states``: final states ``x_L`` ``(n, N)``; ``tokens``: the inputs ``u`` ``(n, L)``;
+    ``targets``: ``sin(frequency * u_{L-lag})`` ``(n, 1)``; ``omega``: the row of ``V_L^+``."""
+
+    states: Complex[np.ndarray, "n N"]
+    tokens: Float[np.ndarray, "n L"]
+    targets: Float[np.ndarray, "n 1"]
+    omega: Complex[np.ndarray, " N"]
+
+
+def ring_eigenvalues(N: int, radius: float) -> Complex[np.ndarray, " N"]:
+    """``radius * exp(2 pi i m / N)``, ``m = 0..N-1`` (complex128): ``V_N`` is ``F diag(radius^m)``
+    with ``F`` the (unnormalised) DFT matrix."""
+    radius = real_number("radius", radius)
+    if not 0 < radius <= 1:
+        raise ValueError(f"radius must be in (0, 1], got {radius}")
+    with jax.enable_x64(True):
+        return radius * np.asarray(roots_of_unity(positive_int("N", N), dtype=np.complex128))
+
+
+def readout_row(lam: Num[np.ndarray, " N"], L: int, lag: int) -> Complex[np.ndarray, " N"]:
+    """The row ``omega`` of ``Omega_L = V_L^+`` (eq. 5 of Orvieto et al.) with
+    ``omega . x_L = u_{L-lag}``, from :class:`PrefixInverse` applied to the unit vectors."""
+    inverse = PrefixInverse(lam, L)
+    lag = nonnegative_int("lag", lag)
+    if lag >= inverse.L:
+        raise ValueError(f"lag must be < L = {inverse.L}, got {lag}")
+    eye = np.eye(inverse.lam.size, dtype=np.complex128)
+    return np.array([inverse.apply(inverse.L, e)[inverse.L - 1 - lag] for e in eye])
+
+
+def width_task(
+    lam: Num[np.ndarray, " N"], L: int, lag: int, n: int, *, frequency: float, seed: int
+) -> WidthTask:
+    """``n`` i.i.d. sequences ``u ~ U(-1, 1)^L``, their final states ``x_L`` (eq. 3, ``B = 1``,
+    float64) and the targets ``sin(frequency * u_{L-lag})``."""
+    frequency = real_number("frequency", frequency)
+    omega = readout_row(lam, L, lag)
+    u = np.random.default_rng(seed_list("seed", seed)[0]).uniform(-1, 1, (positive_int("n", n), L))
+    with jax.enable_x64(True):
+        B = np.ones((omega.size, 1), np.complex128)
+        states = np.asarray(rnn_states(np.asarray(lam, np.complex128), B, u[..., None])[:, -1])
+    targets = np.sin(frequency * u[:, L - 1 - lag])[:, None]
+    return WidthTask(states, u, targets, omega)
+
+
+def width_errors(
+    train_task: WidthTask,
+    test_task: WidthTask,
+    widths: list[int],
+    seeds: list[int],
+    *,
+    steps: int,
+    lr: float,
+) -> Float[np.ndarray, "widths seeds"]:
+    """Relative test MSE ``mean((g(x) - y)^2) / var(y)`` of one-hidden-layer ReLU MLPs
+    (:class:`MLPHead`, width ``D``) trained full-batch with Adam (:func:`train`) for every width and
+    seed."""
+    x = np.asarray(train_task.states, np.complex64)
+    y = np.asarray(train_task.targets, np.float32)
+    x_test = np.asarray(test_task.states, np.complex64)
+    y_test = np.asarray(test_task.targets)
+    N = x.shape[1]
+    out = np.empty((len(widths), len(seeds)))
+    for i, D in enumerate(widths):
+        D = positive_int("width", D)
+        result = train(
+            lambda rngs, D=D: MLPHead(N, 1, hidden=(D,), rngs=rngs),
+            mse_loss,
+            (x, y),
+            steps=steps,
+            seed=seeds,
+            optimizer=optax.adam(real_number("lr", lr)),
+            progress=False,
+        )
+        for j in range(len(seeds)):
+            pred = np.asarray(result.model(j)(x_test))
+            out[i, j] = np.mean((pred - y_test) ** 2) / np.var(y_test)
+    return out
+
+
+def smallest_width(widths: list[int], errors: Float[np.ndarray, " widths"], eps: float) -> float:
+    """The smallest width whose error is ``<= eps`` (``inf`` if none): the empirical ``D(eps)``."""
+    eps = real_number("eps", eps)
+    errors = np.asarray(errors, float)
+    if errors.shape != (len(widths),):
+        raise ValueError(f"errors must have shape ({len(widths)},), got {errors.shape}")
+    reached = [w for w, e in zip(widths, errors, strict=True) if e <= eps]
+    return float(min(reached)) if reached else float("inf")
