@@ -33,7 +33,7 @@ def chapter_sources(out: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         notebook = jupytext.read(chapter)
         notebook.cells = [c for c in notebook.cells if c.cell_type == "code"]
-        for cell in notebook.cells:  # figure captions and tags are not code
+        for cell in notebook.cells:  # options are checked as text: long_option_lines
             cell.metadata = {}
         text = jupytext.writes(notebook, fmt="py:percent")
         # jupytext comments out magics; an indented one (the install cell's ``%pip`` under ``if``)
@@ -41,6 +41,25 @@ def chapter_sources(out: Path) -> list[Path]:
         target.write_text(re.sub(r"^([ \t]+)# %", r"\1pass  # %", text, flags=re.M))
         files.append(target)
     return files
+
+
+def long_option_lines() -> list[str]:
+    """``path:line`` of every line over the chapter line length in a code cell's options (the
+    ``---`` YAML block of a figure's name and caption), which the website shows with the cell."""
+    found = []
+    for chapter in sorted((ROOT / "book").rglob("*.md")):
+        in_options = False
+        lines = chapter.read_text(encoding="utf-8").splitlines()
+        for number, (before, line) in enumerate(
+            zip(["", *lines[:-1]], lines, strict=True), start=1
+        ):
+            if line == "---" and before.startswith(("```{code-cell}", "````{code-cell}")):
+                in_options = True
+            elif line == "---" and in_options:
+                in_options = False
+            elif in_options and len(line) > CHAPTER_LINE_LENGTH:
+                found.append(f"{chapter.relative_to(ROOT)}:{number}")
+    return found
 
 
 def run(args: list[str]) -> int:
@@ -58,7 +77,10 @@ def main() -> int:
         select = ["--select=E,F,W,I,B", f"--ignore={CHAPTER_IGNORE},F722"]
         status |= run([*ruff, "check", *settings, *select, *files])
         status |= run([*ruff, "format", "--check", *settings, *files])
-    return status
+    long = long_option_lines()
+    if long:
+        print(f"cell options over {CHAPTER_LINE_LENGTH} characters: {', '.join(long)}")
+    return status | bool(long)
 
 
 if __name__ == "__main__":
