@@ -13,16 +13,20 @@ import pytest
 
 from lrnn_core.bookkit import benchmark
 from lrnn_core.bookkit.benchmark import (
+    BREAKDOWN,
     NAMES,
     PEERS,
     TARGETS,
     default_names,
+    floor_breakdown,
+    format_breakdown,
     format_gradient_table,
     format_table,
     format_targets,
     gradient_benchmark,
     run_benchmark,
     target_ratios,
+    target_ratios_in_process,
 )
 from lrnn_core.core.scan import METHODS
 
@@ -179,3 +183,36 @@ def test_target_ratios_marks_each_target():
     table = format_targets(rows).splitlines()
     assert table[0].startswith("| (B, L, N) | auto / NumPy loop (target <= 1) |")
     assert len(table) == 4 and table[3].count("(met)") + table[3].count("(missed)") == 3
+
+
+def test_floor_breakdown_times_and_checks_each_part(monkeypatch):
+    rows = floor_breakdown([(2, 40, 3)], repeats=2)
+    (row,) = rows
+    assert row["shape"] == (2, 40, 3) and set(row["times"]) == set(BREAKDOWN)
+    assert all(math.isfinite(t) and t > 0 for t in row["times"].values())
+    assert row["donated"] is True  # XLA on CPU takes donated buffers
+    table = format_breakdown(rows).splitlines()
+    assert len(table) == 3 and table[0].startswith("| (B, L, N) | floor ms | floor in place ms |")
+    assert table[2].startswith("| (2, 40, 3) | ") and table[2].count("|") == table[0].count("|")
+    # a wrong in-place result is caught: make the donated scan differ from the fresh one
+    real_jit = benchmark.jax.jit
+
+    def jit(fn, donate_argnums=()):
+        compiled = real_jit(fn, donate_argnums=donate_argnums)
+        return (lambda x: compiled(x) + 1) if donate_argnums == 0 else compiled
+
+    monkeypatch.setattr(benchmark.jax, "jit", jit)
+    with pytest.raises(AssertionError, match="floor in place"):
+        floor_breakdown([(1, 8, 2)], repeats=1)
+
+
+def test_target_ratios_in_process_sees_the_environment(monkeypatch):
+    """The child process measures the rows asked for and gets the extra variables: asking JAX
+    for a platform that does not exist makes the child fail loudly."""
+    rows = target_ratios_in_process({"LRNN_SCALE": "ci"}, [(1, 30, 2)], repeats=2)
+    assert [r["shape"] for r in rows] == [(1, 30, 2)]
+    assert set(rows[0]["ratios"]) == set(TARGETS) and rows[0]["ratios"]["auto / floor"] > 0
+    with pytest.raises(subprocess.CalledProcessError):
+        target_ratios_in_process({"JAX_PLATFORMS": "no-such-platform"}, [(1, 30, 2)], repeats=1)
+    with pytest.raises(TypeError, match="env"):
+        target_ratios_in_process({"X": 1}, [(1, 30, 2)])

@@ -381,3 +381,21 @@ def test_associative_depth_grows_like_log_L():
     assert all(d <= 2 * np.log2(L) + 2 for L, d in zip(range(1, 70), depths, strict=True))
     with pytest.raises(ValueError, match="L must be >= 1"):
         associative_depth(0)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("varying", [False, True])
+def test_inplace_in_a_donated_buffer(reverse, varying):
+    """``"inplace"`` overwrites its input's buffer step by step; when ``u`` is donated (XLA reuses
+    it for the output) every step must still read the untouched ``u_k`` and the finished
+    ``h_{k-1}``, in both directions and with a per-step ``lam``."""
+    rng = np.random.default_rng(12)
+    lam, u, h0 = random_inputs(rng, (2,), 17, 3, np.complex64, varying=varying)
+    want = numpy_loop(lam, u, h0, reverse)
+    fn = jax.jit(
+        lambda b: linear_scan(lam, b, h0, reverse=reverse, method="inplace"), donate_argnums=0
+    )
+    buffer = jnp.asarray(u)
+    got = fn(buffer)
+    assert buffer.is_deleted()  # the buffer was donated, so the loop ran in it
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)

@@ -15,9 +15,12 @@ columns: ``GB/s`` (bytes of ``u`` read plus ``h`` written, per second) and ``% p
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -506,3 +509,126 @@ def format_targets(rows: Sequence[dict[str, Any]]) -> str:
             f"| ({', '.join(map(str, r['shape']))}) | " + " | ".join(cells) + f" | {load} |"
         )
     return "\n".join(lines)
+
+
+BREAKDOWN = ("floor", "floor in place", "auto", "auto in place", "NumPy stream", "NumPy loop")
+"""What :func:`floor_breakdown` times: the streaming floor ``u * c`` and ``linear_scan(auto)``, each
+writing a fresh array and in ``u``'s (donated) buffer, NumPy's ``u * c`` into a kept array, and the
+NumPy loop."""
+
+
+def _time_on_copies(
+    fn: Callable[[jax.Array], Any], x: jax.Array, repeats: int
+) -> tuple[float, Any]:
+    """Median time of ``fn(copy of x)``, a fresh copy per call made before its clock starts (so a
+    ``fn`` that donates its argument gets a buffer it may overwrite, and the copy is not timed)."""
+    times, out = [], None
+    for _ in range(repeats + 1):  # the first call compiles and is not counted
+        y = jax.block_until_ready(jnp.array(x, copy=True))
+        start = time.perf_counter()
+        out = jax.block_until_ready(fn(y))
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[1:]), out
+
+
+def floor_breakdown(
+    shapes: Sequence[Shape] | None = None,
+    *,
+    repeats: int | None = None,
+    dtype: str = "complex64",
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Split the gap between ``linear_scan(method="auto")`` and the streaming floor in two.
+
+    Times (medians) per shape, keyed as :data:`BREAKDOWN`: the floor ``u * c`` and ``auto`` as
+    :func:`run_benchmark` calls them (each returns a freshly allocated array), the same two jitted
+    with ``u`` donated (XLA writes the result into ``u``'s buffer: the pass over memory without an
+    allocation), ``numpy.multiply(u, c, out=kept)`` (the bandwidth NumPy reaches without allocating)
+    and the NumPy loop. Returns one dict per shape: ``shape``, ``load`` (1-minute load average),
+    ``times`` (key -> seconds) and ``donated`` (whether XLA took the donated buffers). Raises
+    ``AssertionError`` if an in-place output differs from its fresh counterpart beyond :data:`RTOL`.
+    """
+    shapes = default_shapes() if shapes is None else [_check_shape_triple(s) for s in shapes]
+    repeats = default_repeats() if repeats is None else positive_int("repeats", repeats)
+    dtype = check_choice("dtype", dtype, tuple(RTOL))
+    seed = nonnegative_int("seed", seed)
+    rows = []
+    for shape in shapes:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+        lam_np, u_np = make_inputs(shape, dtype, seed)
+        lam, u, c = jnp.asarray(lam_np), jnp.asarray(u_np), jnp.asarray(2, dtype)
+        c_np, kept = c.item(), np.empty_like(u_np)
+        stream = lambda x: x * c  # noqa: E731, B023
+        scan = lambda x: linear_scan(lam, x, method="auto")  # noqa: E731, B023
+        times, outs = {}, {}
+        for key, fn in (("floor", stream), ("auto", scan)):
+            times[key], outs[key] = _time_on_copies(jax.jit(fn), u, repeats)
+            in_place = jax.jit(fn, donate_argnums=0)
+            times[f"{key} in place"], outs[f"{key} in place"] = _time_on_copies(
+                in_place, u, repeats
+            )
+        probe = jnp.array(u, copy=True)
+        jax.block_until_ready(jax.jit(scan, donate_argnums=0)(probe))
+        donated = probe.is_deleted()
+        times["NumPy stream"] = time_call(np.multiply, (u_np, c_np, kept), repeats)[0]
+        times["NumPy loop"] = time_call(numpy_loop, (lam_np, u_np), repeats)[0]
+        for key in ("floor", "auto"):
+            err = _relative_error(np.asarray(outs[f"{key} in place"]), np.asarray(outs[key]))
+            if not err <= RTOL[dtype]:
+                raise AssertionError(f"{key} in place at {shape}: relative error {err:.3g}")
+        rows.append(dict(shape=tuple(shape), load=load, times=times, donated=donated))
+    return rows
+
+
+def format_breakdown(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows of :func:`floor_breakdown` as one Markdown table of times (ms) and three ratios:
+    the allocation (fresh floor minus in-place floor), the scan's pass over the floor's pass (both
+    in place) and XLA's streaming pass over NumPy's."""
+    heads = [f"{k} ms" for k in BREAKDOWN] + ["allocation ms", "scan / stream pass", "XLA / NumPy"]
+    lines = ["| (B, L, N) | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
+    for r in rows:
+        t = r["times"]
+        cells = [f"{1e3 * t[k]:.1f}" for k in BREAKDOWN]
+        cells += [
+            f"{1e3 * (t['floor'] - t['floor in place']):.1f}",
+            f"{t['auto in place'] / t['floor in place']:.2f}",
+            f"{t['floor in place'] / t['NumPy stream']:.2f}",
+        ]
+        lines.append(f"| ({', '.join(map(str, r['shape']))}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def target_ratios_in_process(
+    env: dict[str, str],
+    shapes: Sequence[Shape] | None = None,
+    *,
+    repeats: int | None = None,
+    timeout: float = 1800.0,
+) -> list[dict[str, Any]]:
+    """:func:`target_ratios` run in a new Python process whose environment adds ``env``.
+
+    For settings read only when a process starts, such as glibc's allocator tunables
+    (``GLIBC_TUNABLES=glibc.malloc.hugetlb=1`` asks the kernel for transparent huge pages, as
+    NumPy does for its large arrays). Returns the child's rows (shapes as tuples). Raises
+    ``subprocess.CalledProcessError`` if the child fails.
+    """
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise TypeError(f"env must map str to str, got {env!r}")
+    shapes = default_shapes() if shapes is None else [_check_shape_triple(s) for s in shapes]
+    repeats = default_repeats() if repeats is None else positive_int("repeats", repeats)
+    code = (
+        "import json, sys\n"
+        "from lrnn_core.bookkit.benchmark import target_ratios\n"
+        "shapes = [tuple(s) for s in json.loads(sys.argv[1])]\n"
+        "print(json.dumps(target_ratios(shapes, repeats=int(sys.argv[2]))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(shapes), str(repeats)],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=timeout,
+    )
+    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    return [r | {"shape": tuple(r["shape"])} for r in rows]
