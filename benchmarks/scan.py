@@ -3,6 +3,10 @@
 python benchmarks/scan.py                       # sizes from LRNN_SCALE (default: book)
 python benchmarks/scan.py --shapes 8x4096x256,64x784x512 --repeats 9
 python benchmarks/scan.py --methods auto,chunked,lax.scan
+
+On Linux, most of the time of a fresh output of tens of megabytes is the kernel's page faults
+(see the performance appendix, "Where the time goes"); to measure with huge pages, as NumPy gets
+for its own arrays, start the process with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc >= 2.35).
 """
 
 from __future__ import annotations

@@ -517,18 +517,26 @@ writing a fresh array and in ``u``'s (donated) buffer, NumPy's ``u * c`` into a 
 NumPy loop."""
 
 
-def _time_on_copies(
-    fn: Callable[[jax.Array], Any], x: jax.Array, repeats: int
-) -> tuple[float, Any]:
-    """Median time of ``fn(copy of x)``, a fresh copy per call made before its clock starts (so a
-    ``fn`` that donates its argument gets a buffer it may overwrite, and the copy is not timed)."""
-    times, out = [], None
-    for _ in range(repeats + 1):  # the first call compiles and is not counted
-        y = jax.block_until_ready(jnp.array(x, copy=True))
-        start = time.perf_counter()
-        out = jax.block_until_ready(fn(y))
-        times.append(time.perf_counter() - start)
-    return statistics.median(times[1:]), out
+def _interleaved_medians(
+    calls: dict[str, tuple[Callable[[], tuple], Callable[..., Any]]], repeats: int
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """Median time per entry of ``calls`` (key -> (make the arguments, function)) over ``repeats``
+    rounds that call every entry once, in turn, after one untimed round that compiles.
+
+    The arguments are made before each call's clock starts (a fresh copy for a function that
+    donates its argument), and taking turns spreads a burst of load over all entries alike.
+    Returns the medians and the last output of each entry.
+    """
+    samples: dict[str, list[float]] = {key: [] for key in calls}
+    outs: dict[str, Any] = {}
+    for round_ in range(repeats + 1):
+        for key, (make, fn) in calls.items():
+            args = jax.block_until_ready(make())
+            start = time.perf_counter()
+            outs[key] = jax.block_until_ready(fn(*args))
+            if round_:
+                samples[key].append(time.perf_counter() - start)
+    return {key: statistics.median(t) for key, t in samples.items()}, outs
 
 
 def floor_breakdown(
@@ -540,12 +548,13 @@ def floor_breakdown(
 ) -> list[dict[str, Any]]:
     """Split the gap between ``linear_scan(method="auto")`` and the streaming floor in two.
 
-    Times (medians) per shape, keyed as :data:`BREAKDOWN`: the floor ``u * c`` and ``auto`` as
-    :func:`run_benchmark` calls them (each returns a freshly allocated array), the same two jitted
-    with ``u`` donated (XLA writes the result into ``u``'s buffer: the pass over memory without an
-    allocation), ``numpy.multiply(u, c, out=kept)`` (the bandwidth NumPy reaches without allocating)
-    and the NumPy loop. Returns one dict per shape: ``shape``, ``load`` (1-minute load average),
-    ``times`` (key -> seconds) and ``donated`` (whether XLA took the donated buffers). Raises
+    Times per shape, keyed as :data:`BREAKDOWN` (medians over rounds that call each in turn): the
+    floor ``u * c`` and ``auto`` as :func:`run_benchmark` calls them (each returns a freshly
+    allocated array), the same two jitted with ``u`` donated (XLA writes the result into ``u``'s
+    buffer: the pass over memory without an allocation), ``numpy.multiply(u, c, out=kept)`` (the
+    bandwidth NumPy reaches without allocating) and the NumPy loop. Returns one dict per shape:
+    ``shape``, ``load`` (1-minute load average), ``times`` (key -> seconds) and ``donated``
+    (whether XLA took the donated buffer). Raises
     ``AssertionError`` if an in-place output differs from its fresh counterpart beyond :data:`RTOL`.
     """
     shapes = default_shapes() if shapes is None else [_check_shape_triple(s) for s in shapes]
@@ -560,18 +569,21 @@ def floor_breakdown(
         c_np, kept = c.item(), np.empty_like(u_np)
         stream = lambda x: x * c  # noqa: E731, B023
         scan = lambda x: linear_scan(lam, x, method="auto")  # noqa: E731, B023
-        times, outs = {}, {}
-        for key, fn in (("floor", stream), ("auto", scan)):
-            times[key], outs[key] = _time_on_copies(jax.jit(fn), u, repeats)
-            in_place = jax.jit(fn, donate_argnums=0)
-            times[f"{key} in place"], outs[f"{key} in place"] = _time_on_copies(
-                in_place, u, repeats
-            )
+        fresh_u = lambda: (jnp.array(u, copy=True),)  # noqa: E731, B023
+        times, outs = _interleaved_medians(
+            {
+                "floor": (fresh_u, jax.jit(stream)),
+                "floor in place": (fresh_u, jax.jit(stream, donate_argnums=0)),
+                "auto": (fresh_u, jax.jit(scan)),
+                "auto in place": (fresh_u, jax.jit(scan, donate_argnums=0)),
+                "NumPy stream": (lambda: (u_np, c_np, kept), np.multiply),  # noqa: B023
+                "NumPy loop": (lambda: (lam_np, u_np), numpy_loop),  # noqa: B023
+            },
+            repeats,
+        )
         probe = jnp.array(u, copy=True)
         jax.block_until_ready(jax.jit(scan, donate_argnums=0)(probe))
         donated = probe.is_deleted()
-        times["NumPy stream"] = time_call(np.multiply, (u_np, c_np, kept), repeats)[0]
-        times["NumPy loop"] = time_call(numpy_loop, (lam_np, u_np), repeats)[0]
         for key in ("floor", "auto"):
             err = _relative_error(np.asarray(outs[f"{key} in place"]), np.asarray(outs[key]))
             if not err <= RTOL[dtype]:
@@ -581,10 +593,11 @@ def floor_breakdown(
 
 
 def format_breakdown(rows: Sequence[dict[str, Any]]) -> str:
-    """Rows of :func:`floor_breakdown` as one Markdown table of times (ms) and three ratios:
-    the allocation (fresh floor minus in-place floor), the scan's pass over the floor's pass (both
-    in place) and XLA's streaming pass over NumPy's."""
+    """Rows of :func:`floor_breakdown` as one Markdown table: the times (ms), the allocation (fresh
+    floor minus in-place floor, ms), the scan's pass over the floor's pass (both in place), XLA's
+    streaming pass over NumPy's, and the load average before the shape."""
     heads = [f"{k} ms" for k in BREAKDOWN] + ["allocation ms", "scan / stream pass", "XLA / NumPy"]
+    heads.append("load")
     lines = ["| (B, L, N) | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
     for r in rows:
         t = r["times"]
@@ -593,6 +606,7 @@ def format_breakdown(rows: Sequence[dict[str, Any]]) -> str:
             f"{1e3 * (t['floor'] - t['floor in place']):.1f}",
             f"{t['auto in place'] / t['floor in place']:.2f}",
             f"{t['floor in place'] / t['NumPy stream']:.2f}",
+            "" if r["load"] is None else f"{r['load']:.1f}",
         ]
         lines.append(f"| ({', '.join(map(str, r['shape']))}) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
