@@ -192,7 +192,7 @@ def test_floor_breakdown_times_and_checks_each_part(monkeypatch):
     assert all(math.isfinite(t) and t > 0 for t in row["times"].values())
     assert row["donated"] is True  # XLA on CPU takes donated buffers
     table = format_breakdown(rows).splitlines()
-    assert len(table) == 3 and table[0].startswith("| (B, L, N) | floor ms | floor in place ms |")
+    assert len(table) == 3 and table[0].startswith("| (B, L, N) | floor | floor in place | auto |")
     assert table[0].endswith("| load |")
     assert table[2].startswith("| (2, 40, 3) | ") and table[2].count("|") == table[0].count("|")
     # a wrong in-place result is caught: make the donated scan differ from the fresh one

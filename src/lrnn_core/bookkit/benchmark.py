@@ -593,11 +593,10 @@ def floor_breakdown(
 
 
 def format_breakdown(rows: Sequence[dict[str, Any]]) -> str:
-    """Rows of :func:`floor_breakdown` as one Markdown table: the times (ms), the allocation (fresh
-    floor minus in-place floor, ms), the scan's pass over the floor's pass (both in place), XLA's
-    streaming pass over NumPy's, and the load average before the shape."""
-    heads = [f"{k} ms" for k in BREAKDOWN] + ["allocation ms", "scan / stream pass", "XLA / NumPy"]
-    heads.append("load")
+    """Rows of :func:`floor_breakdown` as one Markdown table: the times and the allocation (fresh
+    floor minus in-place floor), both in milliseconds; the scan's pass over the floor's pass (both
+    in place); XLA's streaming pass over NumPy's; and the load average before the shape."""
+    heads = [*BREAKDOWN, "allocation", "scan / stream pass", "XLA / NumPy", "load"]
     lines = ["| (B, L, N) | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
     for r in rows:
         t = r["times"]
