@@ -194,14 +194,10 @@ def _stream(u: jax.Array, c: jax.Array) -> jax.Array:
 
 
 def time_call(fn: Callable[..., Any], args: Sequence[Any], repeats: int) -> tuple[float, Any]:
-    """Median wall time of ``fn(*args)`` over ``repeats`` calls after one warm-up (compile) call."""
-    out = jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), out
+    """Median wall time of ``fn(*args)`` over ``repeats`` calls after one warm-up (compile) call,
+    and its output: :func:`_interleaved_medians` with one entry."""
+    times, outs = _interleaved_medians({"call": (lambda: tuple(args), fn)}, repeats)
+    return times["call"], outs["call"]
 
 
 def paired_time_ratio(
