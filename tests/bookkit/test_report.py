@@ -82,13 +82,32 @@ def test_covered_claims_maps_claims_to_chapters_and_refuses_duplicates(tmp_path)
 def test_statuses_come_from_records_missing_and_not_covered(tmp_path, monkeypatch):
     monkeypatch.setenv("LRNN_SCALE", "ci")
     table = ClaimTable("part/chapter")
-    table.add("P Fig 1", paper="grows", ours="grows 3x", holds=True, status="weaker")
+    table.add(
+        "P Fig 1",
+        paper="grows",
+        ours="grows 3x",
+        holds=True,
+        status="weaker",
+        error=0.01,
+        baselines={"ignores input": 0.5, "linear": 0.2},
+        margin=10.0,
+        negative_control="a linear filter: rejected",
+    )
     table.save(tmp_path)
     covered = {"P Fig 1": "part/chapter", "P Fig 2": "part/chapter"}
     rows = build_report(SPEC, covered, read_records(tmp_path))
     assert rows == [
         ReportRow(
-            "P Fig 1", "P (2024)", "Fig 1", "grows", "grows 3x", "ci", "weaker", "part/chapter"
+            "P Fig 1",
+            "P (2024)",
+            "Fig 1",
+            "grows",
+            "grows 3x",
+            "ci",
+            "weaker",
+            "part/chapter",
+            "0.01; ignores input 0.5, linear 0.2: ×20 below (needs ×10)",
+            "a linear filter: rejected",
         ),
         ReportRow("P Fig 2", "P (2024)", "Fig 2", "", "", "", MISSING, "part/chapter"),
         ReportRow("P Fig 3", "P (2024)", "Fig 3", "", "", "", NOT_COVERED, ""),

@@ -4,19 +4,36 @@ import json
 
 import pytest
 
-from lrnn_core.bookkit.tables import COLUMNS, ClaimRow, ClaimTable, records_dir
+from lrnn_core.bookkit.tables import (
+    COLUMNS,
+    ClaimRow,
+    ClaimTable,
+    baseline_summary,
+    records_dir,
+)
+
+NC = {"negative_control": "a power-law memory: rejected by the same check"}
 
 
 def test_markdown_has_one_line_per_row_and_escapes_pipes(monkeypatch):
     monkeypatch.setenv("LRNN_SCALE", "ci")
     table = ClaimTable("orvieto/memorisation")
-    table.add("Orvieto Prop 1", paper="|x| < 1e-6", ours="max error 1e-14", holds=True)
+    table.add(
+        "Orvieto Prop 1",
+        paper="|x| < 1e-6",
+        ours="max error 1e-14",
+        holds=True,
+        negative_control="repeated nodes: rejected",
+    )
     table.add("Orvieto Fig 2", paper="grows", ours="cond 1e3\nat N = 64", holds=False)
     lines = table.markdown().splitlines()
-    assert lines[0] == "| claim | paper (as printed) | ours | scale | holds |"
-    assert lines[1] == "|---|---|---|---|---|"
-    assert lines[2] == r"| Orvieto Prop 1 | \|x\| < 1e-6 | max error 1e-14 | ci | yes |"
-    assert lines[3] == "| Orvieto Fig 2 | grows | cond 1e3 at N = 64 | ci | no |"
+    assert lines[0] == "| status | claim | paper (as printed) | ours | negative control | scale |"
+    assert lines[1] == "|---|---|---|---|---|---|"
+    assert lines[2] == (
+        r"| reproduced | Orvieto Prop 1 | \|x\| < 1e-6 | max error 1e-14 | "
+        "repeated nodes: rejected | ci |"
+    )
+    assert lines[3] == "| not reproduced | Orvieto Fig 2 | grows | cond 1e3 at N = 64 | — | ci |"
     assert len(lines) == 4
     assert table._repr_markdown_() == table.markdown()
 
@@ -24,9 +41,15 @@ def test_markdown_has_one_line_per_row_and_escapes_pipes(monkeypatch):
 def test_save_round_trips_through_json(tmp_path, monkeypatch):
     monkeypatch.setenv("LRNN_SCALE", "book")
     table = ClaimTable("wang-li-li/memory-functions")
-    row = table.add("Wang Thm 3.3", paper="rho ~ e^{-ct}", ours="c = 0.51 ± 0.02", holds=True)
+    row = table.add("Wang Thm 3.3", paper="rho ~ e^{-ct}", ours="c = 0.51 ± 0.02", holds=True, **NC)
     assert row == ClaimRow(
-        "Wang Thm 3.3", "rho ~ e^{-ct}", "c = 0.51 ± 0.02", "book", True, "reproduced"
+        "Wang Thm 3.3",
+        "rho ~ e^{-ct}",
+        "c = 0.51 ± 0.02",
+        "book",
+        True,
+        "reproduced",
+        negative_control=NC["negative_control"],
     )
     path = table.save(tmp_path / "claims")
     assert path == tmp_path / "claims" / "wang-li-li__memory-functions.json"
@@ -50,7 +73,7 @@ def test_numpy_bool_is_a_bool():
     import numpy as np
 
     table = ClaimTable("x/y")
-    assert table.add("c", paper="p", ours="o", holds=np.bool_(True)).holds is True
+    assert table.add("c", paper="p", ours="o", holds=np.bool_(True), **NC).holds is True
 
 
 def test_empty_table_raises():
@@ -67,7 +90,7 @@ def test_empty_table_raises():
     ],
 )
 def test_cells_must_be_text(kwargs, error, match):
-    args = {"claim": "c", "paper": "p", "ours": "o", "holds": True} | kwargs
+    args = {"claim": "c", "paper": "p", "ours": "o", "holds": True} | NC | kwargs
     with pytest.raises(error, match=match):
         ClaimTable("x/y").add(args.pop("claim"), **args)
 
@@ -88,7 +111,7 @@ def test_chapter_must_be_text():
     ],
 )
 def test_status_defaults_from_holds(holds, status, expected):
-    row = ClaimTable("x/y").add("c", paper="p", ours="o", holds=holds, status=status)
+    row = ClaimTable("x/y").add("c", paper="p", ours="o", holds=holds, status=status, **NC)
     assert row.status == expected
 
 
@@ -105,7 +128,7 @@ def test_status_defaults_from_holds(holds, status, expected):
 def test_status_must_agree_with_holds(holds, status, error, match):
     table = ClaimTable("x/y")
     with pytest.raises(error, match=match):
-        table.add("c", paper="p", ours="o", holds=holds, status=status)
+        table.add("c", paper="p", ours="o", holds=holds, status=status, **NC)
     assert table.rows == []
 
 
@@ -119,7 +142,82 @@ def test_records_dir_is_per_scale_and_seed_under_the_book(tmp_path, monkeypatch)
     assert records_dir() == tmp_path / "_build" / "claims" / "ci-seed1"
     assert records_dir().is_dir()
     table = ClaimTable("part/chapter")
-    table.add("c", paper="p", ours="o", holds=True)
+    table.add("c", paper="p", ours="o", holds=True, **NC)
     assert table.save() == tmp_path / "_build" / "claims" / "ci-seed1" / "part__chapter.json"
     monkeypatch.setenv("LRNN_RECORDS_DIR", str(tmp_path / "elsewhere"))
     assert records_dir() == tmp_path / "elsewhere" and records_dir().is_dir()
+
+
+TRAINED = {"error": 1e-3, "baselines": {"ignores input": 0.05, "linear": 0.03}, "margin": 21.0}
+
+
+def test_trained_row_records_error_baselines_and_margin(tmp_path):
+    table = ClaimTable("x/y", autosave=False)
+    row = table.add("c", paper="p", ours="o", holds=True, **TRAINED, **NC)
+    assert row.below_baselines == pytest.approx(30.0)
+    assert baseline_summary(row) == (
+        "0.001; ignores input 0.05, linear 0.03: ×30 below (needs ×21)"
+    )
+    assert "×30 below" in table.markdown()
+    record = json.loads(table.save(tmp_path).read_text())["rows"][0]
+    assert record["error"] == 1e-3 and record["margin"] == 21.0
+    assert record["baselines"] == {"ignores input": 0.05, "linear": 0.03}
+    assert ClaimRow(**record) == row
+
+
+def test_reproduced_needs_the_margin_below_both_baselines():
+    """Error 1e-3 is 30x below the better baseline: 'reproduced' needs margin <= 30."""
+    table = ClaimTable("x/y", autosave=False)
+    with pytest.raises(ValueError, match="cannot be 'reproduced'"):
+        table.add("c", paper="p", ours="o", holds=True, **(TRAINED | {"margin": 31.0}), **NC)
+    # below the linear baseline but not below the input-ignoring one
+    bad = TRAINED | {"baselines": {"ignores input": 5e-4, "linear": 0.03}, "margin": 1.0}
+    with pytest.raises(ValueError, match="cannot be 'reproduced'"):
+        table.add("c", paper="p", ours="o", holds=True, **bad, **NC)
+    # the same numbers are fine as 'weaker' or 'not reproduced'
+    assert table.add("c", paper="p", ours="o", holds=True, status="weaker", **bad, **NC)
+    assert table.add("c", paper="p", ours="o", holds=False, **bad)
+    assert [r.status for r in table.rows] == ["weaker", "not reproduced"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "match"),
+    [
+        ({"error": 1e-3}, ValueError, "error, baselines and margin together"),
+        ({"baselines": {"ignores input": 1.0, "linear": 1.0}}, ValueError, "together"),
+        (TRAINED | {"baselines": {"ignores input": 1.0}}, ValueError, "missing \\['linear'\\]"),
+        (TRAINED | {"baselines": [1.0, 2.0]}, TypeError, "baselines must be a dict"),
+        (TRAINED | {"error": float("nan")}, ValueError, "error must be finite"),
+        (TRAINED | {"error": -1.0}, ValueError, "error must be >= 0"),
+        (TRAINED | {"margin": 0.5}, ValueError, "margin must be >= 1"),
+        (TRAINED | {"baselines": {"ignores input": 1.0, "linear": None}}, TypeError, "real"),
+    ],
+)
+def test_trained_fields_are_checked(fields, error, match):
+    table = ClaimTable("x/y", autosave=False)
+    with pytest.raises(error, match=match):
+        table.add("c", paper="p", ours="o", holds=False, **fields)
+    assert table.rows == []
+
+
+@pytest.mark.parametrize("status", ["reproduced", "weaker"])
+def test_a_holding_row_names_its_negative_control(status):
+    table = ClaimTable("x/y", autosave=False)
+    with pytest.raises(ValueError, match="names no negative_control"):
+        table.add("c", paper="p", ours="o", holds=True, status=status)
+    with pytest.raises(ValueError, match="negative_control must not be empty"):
+        table.add("c", paper="p", ours="o", holds=True, status=status, negative_control=" ")
+    assert table.rows == []
+
+
+def test_add_saves_so_a_later_failing_assert_keeps_the_row(tmp_path, monkeypatch):
+    monkeypatch.setenv("LRNN_RECORDS_DIR", str(tmp_path))
+    table = ClaimTable("part/chapter")
+    table.add("c", paper="p", ours="o", holds=False)
+    path = tmp_path / "part__chapter.json"
+    assert [r["claim"] for r in json.loads(path.read_text())["rows"]] == ["c"]
+    table.add("d", paper="p", ours="o", holds=True, **NC)
+    assert [r["claim"] for r in json.loads(path.read_text())["rows"]] == ["c", "d"]
+    quiet = ClaimTable("part/quiet", autosave=False)
+    quiet.add("e", paper="p", ours="o", holds=False)
+    assert not (tmp_path / "part__quiet.json").exists()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from docutils.nodes import make_id
 
-from lrnn_core.bookkit.tables import ClaimRow
+from lrnn_core.bookkit.tables import ClaimRow, baseline_summary
 
 MISSING = "missing"
 NOT_COVERED = "not yet covered"
@@ -47,7 +47,9 @@ class SpecClaim:
 @dataclass(frozen=True)
 class ReportRow:
     """One row of the report; ``chapter`` is the chapter's path under ``book/`` without ``.md``
-    (empty if no chapter covers the claim)."""
+    (empty if no chapter covers the claim); ``baselines`` the trained row's error beside its two
+    baselines (:func:`lrnn_core.bookkit.tables.baseline_summary`, empty for other rows);
+    ``negative_control`` what the chapter's check rejected."""
 
     claim: str
     paper: str
@@ -57,6 +59,8 @@ class ReportRow:
     scale: str
     status: str
     chapter: str
+    baselines: str = ""
+    negative_control: str = ""
 
 
 def read_index(path: str | Path) -> list[SpecClaim]:
@@ -199,6 +203,7 @@ def build_report(
         if spec.claim in records:
             chapter, row = records[spec.claim]
             found = (row.paper, row.ours, row.scale, row.status, chapter)
+            found += (baseline_summary(row), row.negative_control or "")
         else:
             status = MISSING if spec.claim in covered else NOT_COVERED
             found = ("", "", "", status, covered.get(spec.claim, ""))

@@ -3,26 +3,42 @@
 Each row names a claim by its id in the reproduction spec (``shared/claims.md``, e.g. ``"Orvieto
 Fig 2"``), the paper's value as the paper prints it, ours as the chapter computed it, the scale that
 produced ours, whether the paper's claim holds in our run, and the row's status in the reproduction
-report (:data:`STATUSES`). :meth:`ClaimTable.save` writes the rows as JSON into :func:`records_dir`,
-from which the book's last page, the reproduction report (:mod:`lrnn_core.bookkit.report`),
-collects every chapter's rows.
+report (:data:`STATUSES`). Two more kinds of evidence travel with a row:
+
+- a *trained* row carries the model's test ``error``, the ``baselines`` it must beat on the same
+  test set (:data:`BASELINES`: the best predictor that ignores the input, and the best linear map)
+  and the ``margin`` by which it must beat the better of them, fixed in the chapter before the run;
+  such a row cannot be ``"reproduced"`` unless ``error × margin ≤ min(baselines)``;
+- every ``"reproduced"`` or ``"weaker"`` row names its ``negative_control``: an object without the
+  claimed property (a power-law memory, an identity activation, a linear filter, an input-ignoring
+  model) that the same check rejected, or why no meaningful one exists.
+
+:meth:`ClaimTable.add` writes the rows as JSON into :func:`records_dir` each time a row is added
+(so a later failing assert still leaves the row in the report), from which the book's last page,
+the reproduction report (:mod:`lrnn_core.bookkit.report`), collects every chapter's rows.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lrnn_core.bookkit.scale import current_scale
 from lrnn_core.bookkit.seeds import current_seed
-from lrnn_core.core.validate import check_choice, check_flag, check_text
+from lrnn_core.core.validate import check_choice, check_flag, check_text, real_number
 
 COLUMNS = ("claim", "paper", "ours", "scale", "holds", "status")
 #: A row's status: the claim holds as the paper states it; holds only in a weaker form (a smaller
 #: scale, a substitute data set, part of the claim); or does not hold in a faithful run.
 STATUSES = ("reproduced", "weaker", "not reproduced")
+#: The baselines every trained row states: the best predictor that ignores the input (the mean
+#: training trajectory or image) and the best linear map of the input (a least-squares causal
+#: filter, or the same recurrence with a linear readout solved by least squares).
+BASELINES = ("ignores input", "linear")
 #: The environment variable that overrides :func:`records_dir`.
 RECORDS_ENV = "LRNN_RECORDS_DIR"
 
@@ -48,8 +64,9 @@ def records_dir() -> Path:
 
 @dataclass(frozen=True)
 class ClaimRow:
-    """One row: ``claim`` id, the paper's value, ours, the scale of ours, whether it holds, and its
-    status (one of :data:`STATUSES`)."""
+    """One row: ``claim`` id, the paper's value, ours, the scale of ours, whether it holds, its
+    status (one of :data:`STATUSES`); for a trained row its test ``error``, ``baselines`` (name ->
+    error on the same test set) and required ``margin``; and its ``negative_control``."""
 
     claim: str
     paper: str
@@ -57,6 +74,19 @@ class ClaimRow:
     scale: str
     holds: bool
     status: str
+    error: float | None = None
+    baselines: dict[str, float] | None = field(default=None, hash=False)
+    margin: float | None = None
+    negative_control: str | None = None
+
+    @property
+    def below_baselines(self) -> float | None:
+        """How many times the error sits below the better baseline (``min(baselines) / error``);
+        None for a row that is not trained."""
+        if self.error is None or self.baselines is None:
+            return None
+        best = min(self.baselines.values())
+        return math.inf if self.error == 0 else best / self.error
 
 
 def _cell(text: str) -> str:
@@ -64,30 +94,86 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _trained(
+    error: object, baselines: object, margin: object
+) -> tuple[float | None, dict[str, float] | None, float | None]:
+    """Check the trained-row fields together: all three or none."""
+    given = (error is not None, baselines is not None, margin is not None)
+    if not any(given):
+        return None, None, None
+    if not all(given):
+        raise ValueError(
+            "a trained row needs error, baselines and margin together "
+            f"(got error={error!r}, baselines={baselines!r}, margin={margin!r})"
+        )
+    error = real_number("error", error, low=0.0)
+    if not isinstance(baselines, Mapping):
+        raise TypeError(f"baselines must be a dict name -> error, got {type(baselines).__name__}")
+    missing = [k for k in BASELINES if k not in baselines]
+    if missing:
+        raise ValueError(f"baselines must name {BASELINES}; missing {missing}")
+    baselines = {
+        check_text("baseline name", k): real_number(f"baselines[{k!r}]", v, low=0.0)
+        for k, v in baselines.items()
+    }
+    margin = real_number("margin", margin, low=1.0)
+    return error, baselines, margin
+
+
 class ClaimTable:
     """Rows of one chapter's paper-versus-ours table, shown as Markdown in a notebook.
 
     >>> table = ClaimTable("orvieto/memorisation")
-    >>> table.add("Orvieto Prop 1", paper="proof only", ours="max error 1e-14", holds=True)
+    >>> table.add("Orvieto Prop 1", paper="proof only", ours="max error 1e-14", holds=True,
+    ...           negative_control="nodes repeated: V^+ V != I, rejected")
     """
 
-    def __init__(self, chapter: str) -> None:
+    def __init__(self, chapter: str, *, autosave: bool = True) -> None:
         self.chapter = check_text("chapter", chapter)
+        self.autosave = check_flag("autosave", autosave)
         self.rows: list[ClaimRow] = []
 
     def add(
-        self, claim: str, *, paper: str, ours: str, holds: bool, status: str | None = None
+        self,
+        claim: str,
+        *,
+        paper: str,
+        ours: str,
+        holds: bool,
+        status: str | None = None,
+        error: float | None = None,
+        baselines: Mapping[str, float] | None = None,
+        margin: float | None = None,
+        negative_control: str | None = None,
     ) -> ClaimRow:
-        """Append a row; ``holds`` must be the bool the chapter asserted for this claim.
+        """Append a row (and save the table, unless ``autosave=False``); ``holds`` must be the
+        bool the chapter asserted for this claim.
 
         ``status`` defaults to ``"reproduced"`` if ``holds`` else ``"not reproduced"``; pass
         ``status="weaker"`` for a claim that holds only in a weaker form (say which in ``ours``).
+        A trained row passes ``error``, ``baselines`` (with the keys of :data:`BASELINES`) and
+        ``margin``; it is refused as ``"reproduced"`` unless ``error * margin <= min(baselines)``.
+        A ``"reproduced"`` or ``"weaker"`` row is refused without a ``negative_control``.
         """
         holds = check_flag("holds", holds)
         default = "reproduced" if holds else "not reproduced"
         status = default if status is None else check_choice("status", status, STATUSES)
         if (status == "not reproduced") == holds:
             raise ValueError(f"holds={holds} contradicts status={status!r}")
+        error, baselines, margin = _trained(error, baselines, margin)
+        short = error is not None and error * margin > min(baselines.values())
+        if status == "reproduced" and short:
+            raise ValueError(
+                f"{claim!r} cannot be 'reproduced': error {error:.3g} is not {margin:g}x below "
+                f"the better baseline ({baselines})"
+            )
+        if negative_control is not None:
+            negative_control = check_text("negative_control", negative_control)
+        elif status != "not reproduced":
+            raise ValueError(
+                f"{claim!r} is {status!r} but names no negative_control (an object without the "
+                "property that the same check rejects, or why none is meaningful)"
+            )
         row = ClaimRow(
             claim=check_text("claim", claim),
             paper=check_text("paper", paper),
@@ -95,18 +181,29 @@ class ClaimTable:
             scale=current_scale(),
             holds=holds,
             status=status,
+            error=error,
+            baselines=baselines,
+            margin=margin,
+            negative_control=negative_control,
         )
         self.rows.append(row)
+        if self.autosave:
+            self.save()
         return row
 
     def markdown(self) -> str:
-        """The table in GitHub-flavoured Markdown, one line per row."""
+        """The table in GitHub-flavoured Markdown, one line per row: status first, then the
+        claim, the paper's value, ours (with "×k below the better baseline" for a trained row),
+        the negative control and the scale."""
         if not self.rows:
             raise ValueError(f"ClaimTable {self.chapter!r} has no rows to show")
-        head = "| claim | paper (as printed) | ours | scale | holds |\n|---|---|---|---|---|\n"
+        head = (
+            "| status | claim | paper (as printed) | ours | negative control | scale |\n"
+            "|---|---|---|---|---|---|\n"
+        )
         body = "\n".join(
-            f"| {_cell(r.claim)} | {_cell(r.paper)} | {_cell(r.ours)} | {r.scale} | "
-            f"{'yes' if r.holds else 'no'} |"
+            f"| {r.status} | {_cell(r.claim)} | {_cell(r.paper)} | {_cell(_ours(r))} | "
+            f"{_cell(r.negative_control or '—')} | {r.scale} |"
             for r in self.rows
         )
         return head + body
@@ -125,3 +222,18 @@ class ClaimTable:
         record = {"chapter": self.chapter, "rows": [asdict(r) for r in self.rows]}
         path.write_text(json.dumps(record, indent=1, ensure_ascii=False))
         return path
+
+
+def baseline_summary(row: ClaimRow) -> str:
+    """For a trained row: its error, the two baselines and how far below the better one it is,
+    e.g. ``"3.1e-04; ignores input 6.2e-02, linear 3.3e-02: ×106 below (needs ×21)"``; ``""``
+    for a row that is not trained."""
+    if row.below_baselines is None:
+        return ""
+    bases = ", ".join(f"{k} {v:.2g}" for k, v in row.baselines.items())
+    return f"{row.error:.2g}; {bases}: ×{row.below_baselines:.3g} below (needs ×{row.margin:g})"
+
+
+def _ours(row: ClaimRow) -> str:
+    summary = baseline_summary(row)
+    return f"{row.ours} [{summary}]" if summary else row.ours
