@@ -10,6 +10,13 @@
 4. Inline code in the chapters' prose that names a documented function or class of the library
    (``linear_scan``, ``linear_scan()`` or ``lrnn_core.core.scan.linear_scan``) links to its entry;
    a short name links only if one object of the library has it.
+5. Every page loads each script once. Sphinx 7 (pinned by Jupyter Book 1) writes an inline script
+   that an extension adds after the builder started (``app.add_js_file(None, body=...)``) twice:
+   the builder stores it with the file name ``None``, and again with ``""`` when it prepares the
+   pages, and ``None != ""`` defeats its check for duplicates (fixed upstream in Sphinx 8.2,
+   sphinx-doc/sphinx#13402). sphinx-thebe's ``const THEBE_JS_URL = ...`` then throws "Identifier
+   'THEBE_JS_URL' has already been declared" on every page; sphinx-togglebutton's
+   ``var togglebuttonSelector`` is written twice too.
 """
 
 from __future__ import annotations
@@ -71,6 +78,28 @@ def _colab_opens_the_notebook(app, pagename, templatename, context, doctree) -> 
             prefix, _, _ = button["url"].partition(f"/blob/{branch}/")
             button["url"] = f"{prefix}/blob/{branch}/{NOTEBOOKS}/{pagename}.ipynb"
             button["text"] = "Open in Colab"
+
+
+def _script_key(script) -> tuple:
+    """What makes two of Sphinx's ``_JavaScript`` entries the same script: file (``None`` and
+    ``""`` both mean an inline script), priority and attributes (the inline body among them)."""
+    return (script.filename or "", script.priority, tuple(sorted(script.attributes.items())))
+
+
+def _each_script_once(app, pagename, templatename, context, doctree) -> None:
+    """Drop the second copy of any script of the page (in place: Sphinx restores the list of
+    scripts before the next page)."""
+    scripts = context.get("script_files")
+    if not isinstance(scripts, list):
+        return
+    seen = set()
+    unique = []
+    for script in scripts:
+        key = _script_key(script) if hasattr(script, "attributes") else (str(script),)
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    scripts[:] = unique
 
 
 def _imported_names(text: str) -> set[tuple[str, str]]:
@@ -148,5 +177,7 @@ def setup(app):
     app.connect("env-before-read-docs", _read_report_last)
     # After sphinx-book-theme has built the launch buttons (its handler runs at priority 501).
     app.connect("html-page-context", _colab_opens_the_notebook, priority=600)
+    # After every extension that adds a script to the page (their handlers run at 500).
+    app.connect("html-page-context", _each_script_once, priority=900)
     # Reading in parallel would break "the report is read last".
     return {"parallel_read_safe": False, "parallel_write_safe": True}

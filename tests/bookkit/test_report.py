@@ -2,27 +2,33 @@
 and the book's own claims against the spec's index."""
 
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
 
 from lrnn_core.bookkit.report import (
+    CELL_CHARS,
     MISSING,
     NOT_COVERED,
+    REPORT_STATUSES,
     ReportRow,
     SpecClaim,
     build_report,
     chapter_claims,
     chapter_link,
     code_cells,
+    counts_markdown,
     covered_claims,
     read_index,
     read_records,
     report_markdown,
     section_anchor,
+    shorten,
+    status_counts,
+    trained_summary,
 )
-from lrnn_core.bookkit.tables import ClaimTable
+from lrnn_core.bookkit.tables import ClaimRow, ClaimTable
 
 ROOT = Path(__file__).resolve().parents[2]
 INDEX = ROOT / "book" / "claims_index.csv"
@@ -106,7 +112,7 @@ def test_statuses_come_from_records_missing_and_not_covered(tmp_path, monkeypatc
             "ci",
             "weaker",
             "part/chapter",
-            "0.01; ignores input 0.5, linear 0.2: ×20 below (needs ×10)",
+            "error 0.01; ignores input 0.5, linear 0.2: ×20 below the better baseline (needs ×10)",
             "a linear filter: rejected",
         ),
         ReportRow("P Fig 2", "P (2024)", "Fig 2", "", "", "", MISSING, "part/chapter"),
@@ -129,17 +135,162 @@ def test_unknown_claim_ids_are_refused(tmp_path, where):
         build_report(SPEC, covered, records)
 
 
-def test_markdown_links_chapters_and_escapes_cells():
+def test_markdown_puts_status_first_links_claims_and_escapes_cells():
     rows = [
-        ReportRow("P Fig 1", "P", "Fig 1", "|x|", "a\nb", "book", "reproduced", "part/ch"),
+        ReportRow("P Fig 1", "P", "Fig 1", "|x|", "a\nb", "book", "reproduced", "part/ch", "", "c"),
         ReportRow("P Fig 3", "P", "Fig 3", "", "", "", NOT_COVERED, ""),
     ]
     lines = report_markdown(rows, link=lambda r: f"{r.chapter}.md").splitlines()
-    assert lines[0].count("|") == 9 and lines[1] == "|---|---|---|---|---|---|---|---|"
-    assert lines[2] == (
-        r"| `P Fig 1` | P | Fig 1 | \|x\| | a b | book | reproduced | [part/ch](part/ch.md) |"
+    assert lines[0] == "| status | claim | paper's value | ours | negative control |"
+    assert lines[1] == "|---|---|---|---|---|"
+    assert lines[2] == r"| reproduced | [`P Fig 1`](part/ch.md) | \|x\| | a b | c |"
+    assert lines[3] == "| not yet covered | `P Fig 3` | — | — | — |"
+
+
+def test_markdown_shortens_long_cells_but_keeps_the_trained_summary_whole():
+    ours = "lin/frozen 0.0431, " * 20
+    control = "an input-ignoring model " * 10
+    summary = "error 0.00031; ignores input 0.062, linear 0.0075: ×24 below the better baseline"
+    row = ReportRow(
+        "P Fig 1", "P", "Fig 1", "p " * 100, ours, "book", "reproduced", "c", summary, control
     )
-    assert lines[3] == "| `P Fig 3` | P | Fig 3 | — | — | — | not yet covered | — |"
+    cells = report_markdown([row], link=lambda r: "c.html").splitlines()[2].split(" | ")
+    status, claim, paper, shown, negative = cells
+    assert status == "| reproduced" and claim == "[`P Fig 1`](c.html)"
+    # each cut at the last space within its width (80, 110, 90 characters with the "…")
+    assert paper == "p " * 38 + "p…"  # 78 characters
+    assert shown == "lin/frozen 0.0431, " * 5 + "lin/frozen… · " + summary  # 106 + the summary
+    assert negative == "an input-ignoring model " * 3 + "an… |"  # 75 characters
+    assert CELL_CHARS == {"paper_value": 80, "ours": 110, "negative_control": 90}
+
+
+@pytest.mark.parametrize(
+    "text, width, expected",
+    [
+        ("short text", 10, "short text"),  # fits exactly: unchanged
+        ("short  text\n", 10, "short text"),  # whitespace runs become one space
+        ("one two three", 12, "one two…"),  # cut at the last space that leaves room for "…"
+        ("one two, three", 13, "one two…"),  # no dangling comma before the ellipsis
+        ("abcdefghij", 5, "abcd…"),  # one long word is cut mid-word
+        ("", 5, ""),
+    ],
+)
+def test_shorten(text, width, expected):
+    assert shorten(text, width) == expected
+    assert len(shorten(text, width)) <= width
+
+
+@pytest.mark.parametrize("width", [1, 0, 2.5, True])
+def test_shorten_refuses_a_bad_width(width):
+    with pytest.raises(ValueError, match="width must be an int >= 2"):
+        shorten("text", width)
+
+
+def _trained(error, baselines, margin, status="weaker"):
+    return ClaimRow(
+        "P Fig 1",
+        "p",
+        "o",
+        "ci",
+        status != "not reproduced",
+        status,
+        error,
+        baselines,
+        margin,
+        "a linear filter, rejected",
+    )
+
+
+@pytest.mark.parametrize(
+    "row, expected",
+    [
+        (
+            _trained(3.1e-4, {"ignores input": 6.2e-2, "linear": 7.5e-3}, 21, "reproduced"),
+            "error 0.00031; ignores input 0.062, linear 0.0075: "
+            "×24 below the better baseline (needs ×21)",
+        ),
+        (  # the linear map is the better baseline: 0.33 / 0.069 = 4.8
+            _trained(0.069, {"ignores input": 0.39, "linear": 0.33}, 53),
+            "error 0.069; ignores input 0.39, linear 0.33: ×4.8 below the better baseline "
+            "(needs ×53)",
+        ),
+        (  # worse than the linear map: 9.6e-4 / 4e-6 = 240 times above it
+            _trained(9.6e-4, {"ignores input": 9.9e-4, "linear": 4e-6}, 10, "not reproduced"),
+            "error 0.00096; ignores input 0.00099, linear 4e-06: ×240 above the better baseline "
+            "(needs ×10 below)",
+        ),
+        (
+            _trained(0.0, {"ignores input": 1.0, "linear": 0.5}, 2),
+            "error 0; ignores input 1, linear 0.5: below every baseline (error 0)",
+        ),
+        (ClaimRow("P Fig 1", "p", "o", "ci", False, "not reproduced"), ""),
+    ],
+)
+def test_trained_summary_states_the_factor_below_the_better_baseline(row, expected):
+    assert trained_summary(row) == expected
+
+
+def _record(tmp_path, row: ClaimRow):
+    (tmp_path / "c.json").write_text(
+        json.dumps({"chapter": "part/chapter", "rows": [asdict(row)]}), encoding="utf-8"
+    )
+    return read_records(tmp_path)
+
+
+def test_a_reproduced_record_short_of_its_margin_is_refused(tmp_path):
+    # 0.02 / 0.01 = 2 < 10: ClaimTable.add would have refused it; a stale or edited record
+    row = _trained(0.01, {"ignores input": 0.5, "linear": 0.02}, 10, "reproduced")
+    with pytest.raises(ValueError, match=r"'P Fig 1'.*only ×2 below the better baseline, not ×10"):
+        build_report(SPEC, {}, _record(tmp_path, row))
+    ok = replace(row, baselines={"ignores input": 0.5, "linear": 0.1})  # ×10: enough
+    assert build_report(SPEC, {}, _record(tmp_path, ok))[0].status == "reproduced"
+
+
+@pytest.mark.parametrize("status", ["reproduced", "weaker"])
+def test_a_record_without_a_negative_control_is_refused(tmp_path, status):
+    row = ClaimRow("P Fig 1", "p", "o", "ci", True, status)
+    with pytest.raises(ValueError, match=f"is '{status}' but names no negative control"):
+        build_report(SPEC, {}, _record(tmp_path, row))
+
+
+def _rows(*papers_and_statuses):
+    return [
+        ReportRow(f"C{i}", paper, "Fig 1", "", "", "", status, "")
+        for i, (paper, status) in enumerate(papers_and_statuses)
+    ]
+
+
+def test_status_counts_count_every_paper_and_status():
+    rows = _rows(("A", "reproduced"), ("B", MISSING), ("A", "reproduced"), ("A", "weaker"))
+    counts = status_counts(rows)
+    assert list(counts) == ["A", "B"]  # order of first appearance
+    assert counts["A"] == {**dict.fromkeys(REPORT_STATUSES, 0), "reproduced": 2, "weaker": 1}
+    assert counts["B"] == {**dict.fromkeys(REPORT_STATUSES, 0), MISSING: 1}
+    with pytest.raises(ValueError, match="status 'done'"):
+        status_counts(_rows(("A", "done")))
+
+
+def test_counts_markdown_has_a_line_per_paper_and_the_totals():
+    rows = _rows(
+        ("A", "reproduced"),
+        ("B", MISSING),
+        ("A", "reproduced"),
+        ("A", "not reproduced"),
+        ("B", NOT_COVERED),
+        ("B", "weaker"),
+    )
+    lines = counts_markdown(rows).splitlines()
+    assert lines[0] == (
+        "| paper | reproduced | weaker | not reproduced | missing | not yet covered | all |"
+    )
+    assert lines[1] == "|---|---:|---:|---:|---:|---:|---:|"
+    assert lines[2:] == [
+        "| A | 2 | 0 | 1 | 0 | 0 | 3 |",
+        "| B | 0 | 1 | 0 | 1 | 1 | 3 |",
+        "| **all papers** | 2 | 1 | 1 | 1 | 1 | 6 |",
+    ]
+    with pytest.raises(ValueError, match="no report rows"):
+        counts_markdown([])
 
 
 def test_index_with_a_repeated_id_is_refused(tmp_path):

@@ -8,8 +8,8 @@ from lrnn_core.bookkit.tables import (
     COLUMNS,
     ClaimRow,
     ClaimTable,
-    baseline_summary,
     records_dir,
+    trained_summary,
 )
 
 NC = {"negative_control": "a power-law memory: rejected by the same check"}
@@ -155,10 +155,10 @@ def test_trained_row_records_error_baselines_and_margin(tmp_path):
     table = ClaimTable("x/y", autosave=False)
     row = table.add("c", paper="p", ours="o", holds=True, **TRAINED, **NC)
     assert row.below_baselines == pytest.approx(30.0)
-    assert baseline_summary(row) == (
-        "0.001; ignores input 0.05, linear 0.03: ×30 below (needs ×21)"
+    assert trained_summary(row) == (
+        "error 0.001; ignores input 0.05, linear 0.03: ×30 below the better baseline (needs ×21)"
     )
-    assert "×30 below" in table.markdown()
+    assert "×30 below the better baseline" in table.markdown()
     record = json.loads(table.save(tmp_path).read_text())["rows"][0]
     assert record["error"] == 1e-3 and record["margin"] == 21.0
     assert record["baselines"] == {"ignores input": 0.05, "linear": 0.03}

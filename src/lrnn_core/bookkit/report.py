@@ -1,10 +1,17 @@
-"""The reproduction report: one row per claim of the reproduction spec, built from the records the
-chapters write when they execute (:meth:`lrnn_core.bookkit.tables.ClaimTable.save`), never typed in.
+r"""The reproduction report: one row per claim of the reproduction spec, built from the records the
+chapters write when they execute (:meth:`lrnn_core.bookkit.tables.ClaimTable.add`), never typed in.
 
 A claim's status is the one its chapter recorded (``reproduced``, ``weaker``, ``not reproduced``);
 ``missing`` if a chapter adds the claim to its table but left no record (it did not run at this
 scale and seed); ``not yet covered`` if no chapter adds it. The spec's claim ids are kept in the
 book as a data file (``book/claims_index.csv``: claim, paper, item), read by :func:`read_index`.
+
+The page shows the counts per paper and status (:func:`counts_markdown`), then one line per claim
+(:func:`report_markdown`): status first, the claim linked to the section of its chapter, the paper's
+value, ours and the negative control, each cut to a few words (:func:`shorten`; the chapter holds
+the rest). A trained row also states its test error beside its two baselines and how far below the
+better one it is, :math:`\min_b e_b / e`, against the margin fixed in its chapter
+(:func:`~lrnn_core.bookkit.tables.trained_summary`).
 """
 
 from __future__ import annotations
@@ -19,10 +26,15 @@ from pathlib import Path
 
 from docutils.nodes import make_id
 
-from lrnn_core.bookkit.tables import ClaimRow, baseline_summary
+from lrnn_core.bookkit.tables import STATUSES, ClaimRow, trained_summary
 
 MISSING = "missing"
 NOT_COVERED = "not yet covered"
+#: Every status a report row can have, in the order of the counts table's columns.
+REPORT_STATUSES = (*STATUSES, MISSING, NOT_COVERED)
+#: The most characters a shortened cell keeps (:func:`shorten`): the paper's value, ours (before
+#: the trained summary, which is never cut) and the negative control.
+CELL_CHARS = {"paper_value": 80, "ours": 110, "negative_control": 90}
 _CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
 _FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.S | re.M)
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*$", re.M)
@@ -47,8 +59,9 @@ class SpecClaim:
 @dataclass(frozen=True)
 class ReportRow:
     """One row of the report; ``chapter`` is the chapter's path under ``book/`` without ``.md``
-    (empty if no chapter covers the claim); ``baselines`` the trained row's error beside its two
-    baselines (:func:`lrnn_core.bookkit.tables.baseline_summary`, empty for other rows);
+    (empty if no chapter covers the claim); ``baselines`` the trained row's error beside its
+    baselines and its factor below the better one
+    (:func:`~lrnn_core.bookkit.tables.trained_summary`, empty for other rows);
     ``negative_control`` what the chapter's check rejected."""
 
     claim: str
@@ -202,8 +215,9 @@ def build_report(
     for spec in index:
         if spec.claim in records:
             chapter, row = records[spec.claim]
+            _check_record(chapter, row)
             found = (row.paper, row.ours, row.scale, row.status, chapter)
-            found += (baseline_summary(row), row.negative_control or "")
+            found += (trained_summary(row), row.negative_control or "")
         else:
             status = MISSING if spec.claim in covered else NOT_COVERED
             found = ("", "", "", status, covered.get(spec.claim, ""))
@@ -211,25 +225,100 @@ def build_report(
     return rows
 
 
+def _check_record(chapter: str, row: ClaimRow) -> None:
+    """Refuse a record that :meth:`~lrnn_core.bookkit.tables.ClaimTable.add` would not have
+    written: a "reproduced" trained row not below its baselines by its margin, a "reproduced" or
+    "weaker" row without a negative control (a stale record, or one edited by hand)."""
+    where = f"record of {row.claim!r} ({chapter})"
+    if row.status not in STATUSES:
+        raise ValueError(f"{where}: unknown status {row.status!r}; expected one of {STATUSES}")
+    factor = row.below_baselines
+    if row.status == "reproduced" and factor is not None and factor < row.margin:
+        raise ValueError(
+            f"{where} is 'reproduced' but its error is only ×{factor:.3g} below the better "
+            f"baseline, not ×{row.margin:g}: re-run the chapter"
+        )
+    if row.status != "not reproduced" and not row.negative_control:
+        raise ValueError(
+            f"{where} is {row.status!r} but names no negative control: re-run the chapter"
+        )
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line (whitespace runs made one space), cut to at most ``width``
+    characters: at the last space that leaves room for an ellipsis ("…"), or mid-word if a single
+    word is longer than that."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if isinstance(width, bool) or not isinstance(width, int) or width < 2:
+        raise ValueError(f"width must be an int >= 2, got {width!r}")
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    space = cut.rfind(" ")
+    if space > 0:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.(—-") + "…"
+
+
+def status_counts(rows: Iterable[ReportRow]) -> dict[str, dict[str, int]]:
+    """Paper -> status -> number of rows, for every paper of ``rows`` (in order of first
+    appearance) and every status of :data:`REPORT_STATUSES` (zeros included)."""
+    counts: dict[str, dict[str, int]] = {}
+    for row in rows:
+        if row.status not in REPORT_STATUSES:
+            raise ValueError(f"{row.claim!r} has status {row.status!r}; not in {REPORT_STATUSES}")
+        paper = counts.setdefault(row.paper, dict.fromkeys(REPORT_STATUSES, 0))
+        paper[row.status] += 1
+    return counts
+
+
+def counts_markdown(rows: Iterable[ReportRow]) -> str:
+    """The number of claims per paper (one line each) and status (one column each), with the
+    totals of each as the last line and column, as a GitHub-flavoured Markdown table."""
+    counts = status_counts(rows)
+    if not counts:
+        raise ValueError("no report rows to count")
+    total = {s: sum(c[s] for c in counts.values()) for s in REPORT_STATUSES}
+    lines = [
+        "| paper | " + " | ".join(REPORT_STATUSES) + " | all |",
+        "|---|" + "---:|" * (len(REPORT_STATUSES) + 1),
+    ]
+    for paper, by_status in [*counts.items(), ("**all papers**", total)]:
+        numbers = [by_status[s] for s in REPORT_STATUSES]
+        lines.append(
+            f"| {_cell(paper)} | " + " | ".join(map(str, numbers)) + f" | {sum(numbers)} |"
+        )
+    return "\n".join(lines)
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ") or "—"
 
 
 def report_markdown(rows: Iterable[ReportRow], link: Callable[[ReportRow], str]) -> str:
-    """The report as a GitHub-flavoured Markdown table; ``link(row)`` gives the URL of the section
-    that covers a row (e.g. :func:`chapter_link`).
+    """The report as a GitHub-flavoured Markdown table with five columns: status, claim (linked
+    to ``link(row)``, the section of its chapter, e.g. :func:`chapter_link`), the paper's value,
+    ours and the negative control. Long cells are cut (:func:`shorten`, :data:`CELL_CHARS`); a
+    trained row's ours ends with its :func:`~lrnn_core.bookkit.tables.trained_summary`, never cut.
 
     Claim ids are shown as code, exactly as the spec and the chapters write them (no typographic
     quotes).
     """
-    head = (
-        "| claim | paper | item | paper's value | ours | scale | status | chapter |\n"
-        "|---|---|---|---|---|---|---|---|\n"
-    )
     lines = [
-        f"| `{_cell(r.claim)}` | {_cell(r.paper)} | {_cell(r.item)} | {_cell(r.paper_value)} | "
-        f"{_cell(r.ours)} | {_cell(r.scale)} | {r.status} | "
-        f"{f'[{r.chapter}]({link(r)})' if r.chapter else '—'} |"
-        for r in rows
+        "| status | claim | paper's value | ours | negative control |",
+        "|---|---|---|---|---|",
     ]
-    return head + "\n".join(lines)
+    for r in rows:
+        claim = f"`{_cell(r.claim)}`"
+        if r.chapter:
+            claim = f"[{claim}]({link(r)})"
+        ours = shorten(r.ours, CELL_CHARS["ours"])
+        if r.baselines:
+            ours = f"{ours} · {r.baselines}" if ours else r.baselines
+        paper_value = shorten(r.paper_value, CELL_CHARS["paper_value"])
+        control = shorten(r.negative_control, CELL_CHARS["negative_control"])
+        cells = [r.status, claim, _cell(paper_value), _cell(ours), _cell(control)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
