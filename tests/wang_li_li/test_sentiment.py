@@ -13,6 +13,7 @@ from lrnn_core.wang_li_li.sentiment import (
     VOCAB,
     LSTMClassifier,
     bce_loss,
+    integrating_lstm,
     repeated_word_fixed_point,
     repeated_word_scores,
     synthetic_reviews,
@@ -91,3 +92,22 @@ def test_fixed_point_of_an_lstm_without_recurrent_weights_is_known_in_closed_for
     assert fp.rate == pytest.approx(-np.log(np.max(f)), rel=1e-12)
     with pytest.raises(ValueError, match="word must be one of"):
         repeated_word_fixed_point(model, "meh")
+
+
+def test_integrating_lstm_holds_the_gates_open_and_loses_the_fixed_point():
+    model = LSTMClassifier(rngs=nnx.Rngs(3))
+    settled = repeated_word_fixed_point(model, "good")
+    assert settled.attracting  # an untrained small LSTM contracts
+    control = integrating_lstm(model)
+    bias = np.asarray(control.rnn.cell.dense_h.bias[...])
+    np.testing.assert_array_equal(bias[: 2 * model.N], 40.0)  # gates i, f
+    np.testing.assert_array_equal(
+        bias[2 * model.N :], np.asarray(model.rnn.cell.dense_h.bias[...])[2 * model.N :]
+    )
+    # the original is untouched
+    assert np.all(np.asarray(model.rnn.cell.dense_h.bias[...])[: 2 * model.N] != 40.0)
+    # c_{n+1} = c_n + g with g = tanh(...) != 0: the state keeps moving
+    moving = repeated_word_fixed_point(control, "good", steps=200)
+    assert moving.residual > 1e-6 and not moving.attracting
+    with pytest.raises(TypeError, match="LSTMClassifier"):
+        integrating_lstm("not a model")

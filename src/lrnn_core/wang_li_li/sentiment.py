@@ -6,6 +6,10 @@ the trained weights are not available offline, so the book trains a small LSTM o
 that asks the same question: reviews are sequences of tokens from :data:`VOCAB`; "good", "great"
 carry positive polarity (+1, +2), "bad", "awful" negative (-1, -2), "ha" and the filler words none;
 the label is 1 when the total polarity is positive, 0 when negative, 1/2 on a tie.
+
+:func:`integrating_lstm` is the negative control of the query: with the input and forget gates
+held open (``sigma(gate) = 1``) the cell update is ``c_{n+1} = c_n + g_n``, an integrator, which
+has no attracting fixed point under a repeated word.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ __all__ = [
     "FixedPoint",
     "LSTMClassifier",
     "bce_loss",
+    "integrating_lstm",
     "repeated_word_fixed_point",
     "repeated_word_scores",
     "synthetic_reviews",
@@ -134,6 +139,12 @@ class FixedPoint(NamedTuple):
     radius: float  # spectral radius of the Jacobian dF/dz at z*
 
     @property
+    def attracting(self) -> bool:
+        """The iteration settled (residual below 1e-12, float64 round-off of O(1) states) at a
+        point where the Jacobian contracts (spectral radius < 1)."""
+        return bool(self.residual < 1e-12 and self.radius < 1.0)
+
+    @property
     def rate(self) -> float:
         """Asymptotic decay rate ``-ln radius`` of any difference of the state, hence of the score
         and of its memory ``|s(n+1) - s(n)|`` (modes the read-out does not see decay faster)."""
@@ -168,3 +179,16 @@ def repeated_word_fixed_point(
         residual = float(jnp.max(jnp.abs(step(z) - z)))
         radius = float(np.max(np.abs(np.linalg.eigvals(np.asarray(jax.jacobian(step)(z))))))
     return FixedPoint(np.asarray(z), residual, radius)
+
+
+def integrating_lstm(model: LSTMClassifier, *, gate_bias: float = 40.0) -> LSTMClassifier:
+    """A copy of ``model`` whose input and forget gates are held open: their biases (gates i and
+    f of ``nnx.OptimizedLSTMCell``'s order i, f, g, o) set to ``gate_bias``, so that
+    ``sigma(gate) = 1`` to float64 round-off and ``c_{n+1} = c_n + g_n`` integrates the input."""
+    if not isinstance(model, LSTMClassifier):
+        raise TypeError(f"model must be an LSTMClassifier, got {type(model).__name__}")
+    gate_bias = real_number("gate_bias", gate_bias, low=0.0)
+    copy = nnx.clone(model)
+    bias = copy.rnn.cell.dense_h.bias
+    bias[...] = bias[...].at[: 2 * copy.N].set(gate_bias)
+    return copy

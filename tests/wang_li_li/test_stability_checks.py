@@ -1,0 +1,113 @@
+"""Claim checks of the stable-approximation chapter (WLL Figs 1-3, App. C, Thm 3.9)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from lrnn_core.wang_li_li.ctrnn import CTRNN
+from lrnn_core.wang_li_li.stability_checks import (
+    bounded_in_width,
+    ctrnn_memory_check,
+    epochs_gap,
+    filter_check,
+    grows_in_width,
+    row_status,
+    with_marginal_mode,
+)
+
+# columns: beta = 0, then two betas > 0; rows: widths
+STABLE = np.array([[1e-2, 1e-3, 1e-2], [1e-3, 5e-3, 2e-2], [1e-4, 8e-4, 9e-3], [0.0, 9e-4, 1e-2]])
+UNSTABLE = np.array([[1e-2, 1e-3, 1e-2], [5e-3, 1e0, 1e1], [1e-3, 1e4, 1e5], [1e-4, 2e4, 2e5]])
+
+
+def test_width_checks_on_hand_made_error_tables():
+    assert bounded_in_width(STABLE) and not grows_in_width(STABLE)
+    assert grows_in_width(UNSTABLE) and not bounded_in_width(UNSTABLE)
+    # a middle width 100x above the narrowest breaks the bound, at the default factor only
+    spiky = STABLE.copy()
+    spiky[1, 1] = 0.2
+    assert not bounded_in_width(spiky) and bounded_in_width(spiky, factor=1000)
+    # growth 2e7 but not monotone from the second width: not the unstable pattern
+    dip = UNSTABLE.copy()
+    dip[2, 1:] = 1e-1
+    assert not grows_in_width(dip)
+    with pytest.raises(ValueError, match="at least"):
+        bounded_in_width(STABLE[:1])
+    with pytest.raises(ValueError, match="not NaN"):
+        grows_in_width(np.full((2, 2), np.nan))
+
+
+def test_epochs_gap_counts_misses_as_the_budget_and_knows_when_it_cannot_decide():
+    g = epochs_gap([2, 3, 2, 2], [2, 7, 9, 5], budget=50)
+    assert (g.exponential, g.polynomial) == (9.0, 23.0)
+    assert g.ratio == pytest.approx(23 / 9) and g.decidable and not g.holds
+    # a polynomial width that misses the budget counts as 51
+    g = epochs_gap([2, 3, 2, 2], [2, 40, np.inf, 30], budget=50)
+    assert g.polynomial == 123.0 and g.ratio == pytest.approx(123 / 9) and g.holds
+    # 3 widths x 21 epochs cannot reach 10 x 7: undecidable, so it does not hold
+    g = epochs_gap([2, 3, 2], [21, 21, 21], budget=20)
+    assert not g.decidable and not g.holds and g.ratio == 9.0
+    # an exponential width that misses fails the claim
+    assert not epochs_gap([2, np.inf], [50, 50], budget=50, min_gap=1.0).holds
+    with pytest.raises(ValueError, match="min_gap"):
+        epochs_gap([1], [1], budget=5, min_gap=0.5)
+    with pytest.raises(ValueError, match="polynomial"):
+        epochs_gap([1, 2], [1], budget=5)
+
+
+def one_unit(lam, b=0.0, c=1.0):
+    as_arr = lambda a: jnp.asarray(np.atleast_1d(a), jnp.float64)  # noqa: E731
+    return CTRNN(
+        raw=as_arr(lam),
+        B=as_arr(np.ones(np.size(lam)))[:, None],
+        b=as_arr(np.broadcast_to(b, np.shape(np.atleast_1d(lam)))),
+        C=as_arr(np.broadcast_to(c, np.shape(np.atleast_1d(lam))))[None, :],
+    )
+
+
+def test_linear_mode_decays_at_the_euler_rate():
+    # identity activation, one mode lam = -0.2: memory (1 - 0.2)^(k-1), rate -log 0.8
+    with jax.enable_x64(True):
+        mm = ctrnn_memory_check(one_unit(-0.2), activation="linear", L=200)
+    assert mm.radius == pytest.approx(0.2)
+    assert mm.predicted == pytest.approx(-np.log(0.8))
+    assert mm.rate == pytest.approx(-np.log(0.8), rel=1e-6)
+    assert mm.tail < 1e-6 and mm.holds
+
+
+def test_two_modes_decay_at_least_at_the_slowest_rate_and_a_marginal_mode_fails():
+    with jax.enable_x64(True):
+        params = one_unit([-0.1, -0.6], b=[0.3, -0.2], c=[0.5, 2.0])
+        mm = ctrnn_memory_check(params, activation="hardtanh", L=500)
+        assert mm.radius == pytest.approx(0.1) and mm.predicted == pytest.approx(-np.log(0.9))
+        assert mm.rate >= 0.9 * mm.predicted and mm.holds
+        control = with_marginal_mode(params)
+        # the most visible mode (|c B| = 2) is moved to lambda = 0
+        np.testing.assert_array_equal(np.asarray(control.raw), [-0.1, 0.0])
+        cm = ctrnn_memory_check(control, activation="hardtanh", L=500)
+    assert cm.predicted == 0.0 and cm.tail > 0.1 and not cm.holds
+    with pytest.raises(ValueError, match="one CTRNN"):
+        ctrnn_memory_check(jax.tree.map(lambda a: a[None], params))
+    with pytest.raises(ValueError, match="start"):
+        ctrnn_memory_check(params, L=5, start=4.0)
+
+
+def test_filter_check_on_hand_made_verdicts():
+    kept = [True, True, False]
+    rates, r2, tails = [0.3, 0.2, np.nan], [0.99, 0.9, np.nan], [1e-9, 1e-8, 0.4]
+    assert filter_check(kept, rates, r2, tails)
+    assert not filter_check([False] * 3, rates, r2, tails)  # nothing kept
+    assert not filter_check([True, True, True], rates, r2, tails)  # a non-decaying kept
+    assert not filter_check(kept, [0.3, 0.01, 0.0], r2, tails)  # a kept tail barely decays
+    assert not filter_check(kept, rates, [0.99, 0.5, 0.0], tails)  # not log-linear
+    with pytest.raises(ValueError, match="tails"):
+        filter_check(kept, rates, r2, tails[:2])
+
+
+def test_row_status():
+    assert row_status(True, True) == "reproduced"
+    assert row_status(True, False) == "weaker"
+    assert row_status(False, True) == "not reproduced"
+    with pytest.raises(TypeError):
+        row_status(1, True)
