@@ -1,0 +1,152 @@
+"""Prop. 3.1 of Wang & Xue (NeurIPS 2023) as a converged fit: two token-wise layers,
+
+    z_k = sigma(w u_k + b)  (N units),    y_k = a . z_k + c,
+
+which is ``StackedSSM(1, N, 1, depth=1, recurrent=False, mixing=False)`` with ``B = w``, layer
+bias ``b``, readout ``W = a`` and readout bias ``c`` (:func:`to_stacked`). The proposition is an
+existence statement (Barron: a width ``N`` reaches a squared error of order ``C_f^2 / N``), so the
+book reads it by the best error an optimiser can certify: :func:`fit_tokenwise` minimises the
+training mean squared error with SciPy's Levenberg-Marquardt (``least_squares``, ``method="lm"``,
+exact Jacobian, float64) from several random starts, and returns the best *converged* fit (the
+solver's convergence test met before ``max_nfev``) with the largest entry of its gradient
+``2 J^T r / n``; a start that stops on the evaluation limit is kept only if none converged, and
+says so.
+
+Random starts (ours): ``w ~ N(0, 3^2)``, ``b ~ N(0, 1)``, ``a ~ N(0, 1 / N)``, ``c = 0``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+import scipy.optimize
+from flax import nnx
+from jaxtyping import ArrayLike, Float
+
+from lrnn_core.core.stacked import StackedSSM
+from lrnn_core.core.validate import (
+    as_float64,
+    check_choice,
+    check_finite,
+    check_shape,
+    positive_int,
+)
+
+__all__ = ["ACTIVATIONS", "TokenFit", "fit_tokenwise", "to_stacked", "tokenwise_outputs"]
+
+#: Activation and its derivative as a function of the activation's value or argument.
+ACTIVATIONS = ("tanh", "identity")
+
+
+class TokenFit(NamedTuple):
+    """A fitted token-wise two-layer SSM: weights ``w``, ``b``, ``a`` (N,), bias ``c``; its
+    ``train_mse``, the final gradient norm ``grad_norm`` and whether the solver ``converged``."""
+
+    w: np.ndarray
+    b: np.ndarray
+    a: np.ndarray
+    c: float
+    activation: str
+    train_mse: float
+    grad_norm: float
+    converged: bool
+
+
+def _act(activation: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if activation == "tanh":
+        z = np.tanh(x)
+        return z, 1 - z**2
+    return x, np.ones_like(x)
+
+
+def _points(name: str, x: ArrayLike) -> np.ndarray:
+    x = as_float64(name, x)
+    check_shape(name, x, (None,))
+    check_finite(name, x)
+    return x
+
+
+def tokenwise_outputs(fit: TokenFit, u: Float[ArrayLike, " n"]) -> Float[np.ndarray, " n"]:
+    """``y = a . sigma(w u + b) + c`` at the points ``u`` (n,)."""
+    u = _points("u", u)
+    z, _ = _act(fit.activation, np.outer(u, fit.w) + fit.b)
+    return z @ fit.a + fit.c
+
+
+def _split(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    N = (theta.size - 1) // 3
+    return theta[:N], theta[N : 2 * N], theta[2 * N : 3 * N], float(theta[-1])
+
+
+def _residual(theta: np.ndarray, u: np.ndarray, y: np.ndarray, act: str) -> np.ndarray:
+    w, b, a, c = _split(theta)
+    return _act(act, np.outer(u, w) + b)[0] @ a + c - y
+
+
+def _jacobian(theta: np.ndarray, u: np.ndarray, y: np.ndarray, act: str) -> np.ndarray:
+    """``d residual / d theta``, ``theta = (w, b, a, c)``: shape ``(n, 3N + 1)``."""
+    w, b, a, _ = _split(theta)
+    z, dz = _act(act, np.outer(u, w) + b)
+    return np.hstack([dz * a * u[:, None], dz * a, z, np.ones((u.size, 1))])
+
+
+def fit_tokenwise(
+    u: Float[ArrayLike, " n"],
+    y: Float[ArrayLike, " n"],
+    width: int,
+    *,
+    rng: np.random.Generator,
+    activation: str = "tanh",
+    restarts: int = 4,
+    max_nfev: int = 2000,
+) -> TokenFit:
+    """The best of ``restarts`` Levenberg-Marquardt fits of width ``width`` to the pairs
+    ``(u, y)``, converged fits first (module docstring)."""
+    u, y = _points("u", u), _points("y", y)
+    check_shape("y", y, u.shape)
+    N = positive_int("width", width)
+    activation = check_choice("activation", activation, ACTIVATIONS)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    fits = []
+    for _ in range(positive_int("restarts", restarts)):
+        w0, b0, a0 = 3 * rng.standard_normal(N), rng.standard_normal(N), rng.standard_normal(N)
+        start = np.concatenate([w0, b0, a0 / np.sqrt(N), [0.0]])
+        res = scipy.optimize.least_squares(
+            _residual, start, jac=_jacobian, args=(u, y, activation), method="lm",
+            ftol=1e-15, xtol=1e-15, gtol=1e-15, max_nfev=positive_int("max_nfev", max_nfev),
+        )  # fmt: skip
+        r = _residual(res.x, u, y, activation)
+        grad = 2 * _jacobian(res.x, u, y, activation).T @ r / u.size
+        w, b, a, c = _split(res.x)
+        fits.append(
+            TokenFit(
+                w,
+                b,
+                a,
+                c,
+                activation,
+                float(np.mean(r**2)),
+                float(np.max(np.abs(grad))),
+                res.status > 0,
+            )  # fmt: skip
+        )
+    return min(fits, key=lambda f: (not f.converged, f.train_mse))
+
+
+def to_stacked(fit: TokenFit) -> StackedSSM:
+    """The same map as a float64 :class:`~lrnn_core.core.stacked.StackedSSM` (depth 1, recurrence
+    and mixing off); call it inside ``jax.enable_x64(True)``."""
+    N = fit.w.size
+    model = StackedSSM(
+        1, N, 1, depth=1, recurrent=False, mixing=False, activation=fit.activation,
+        param_dtype=jnp.float64, rngs=nnx.Rngs(0),
+    )  # fmt: skip
+    layer = model.layers[0]
+    layer.B[...] = jnp.asarray(fit.w)[:, None]
+    layer.b[...] = jnp.asarray(fit.b)
+    model.W[...] = jnp.asarray(fit.a)[None, :]
+    model.w[...] = jnp.full(1, fit.c)
+    return model
