@@ -15,6 +15,7 @@ from lrnn_core.wang_li_li.ctrnn import (
     INVERSE_EPS,
     PARAMETERISATIONS,
     STABLE_PARAMETERISATIONS,
+    activation_function,
     ctrnn_outputs,
     ctrnn_states,
     init_ctrnn,
@@ -168,3 +169,13 @@ def test_gradients_flow_through_every_parameterisation():
         g = jax.grad(lambda q, p=p: jnp.sum(ctrnn_outputs(q, x, parameterisation=p) ** 2))(params)
         assert all(np.all(np.isfinite(leaf)) for leaf in jax.tree.leaves(g))
         assert float(jnp.abs(g.raw).sum()) > 0
+
+
+def test_activation_function_values():
+    z = jnp.array([-2.0, -0.5, 0.0, 0.5, 2.0])
+    np.testing.assert_allclose(activation_function("linear")(z), z)
+    np.testing.assert_allclose(activation_function("tanh")(z), np.tanh(z))
+    np.testing.assert_allclose(activation_function("hardtanh")(z), [-1.0, -0.5, 0.0, 0.5, 1.0])
+    np.testing.assert_allclose(activation_function("relu")(z), [0.0, 0.0, 0.0, 0.5, 2.0])
+    with pytest.raises(ValueError, match="activation"):
+        activation_function("sigmoid")

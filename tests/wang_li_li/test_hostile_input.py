@@ -28,6 +28,19 @@ from lrnn_core.wang_li_li.fitting import (
     uniform_rates,
 )
 from lrnn_core.wang_li_li.perturbation import perturb, perturbation_error
+from lrnn_core.wang_li_li.reparam_mnist import (
+    class_prior_error,
+    logistic_regression_error,
+    paired_verdict,
+    trained_status,
+)
+from lrnn_core.wang_li_li.reparam_perturbation import (
+    authors_betas,
+    draw_losses,
+    model_draw_losses,
+    separated,
+    sets_of_draws,
+)
 from lrnn_core.wang_li_li.sentiment import LSTMClassifier, repeated_word_scores, synthetic_reviews
 from lrnn_core.wang_li_li.targets import (
     exp_memory,
@@ -435,6 +448,66 @@ BAD_CALLS = [
     ("empty memory", lambda: tail_ratio([]), ValueError, "memory"),
     ("tail fraction above 1", lambda: tail_ratio(np.ones(5), tail=2.0), ValueError, "tail"),
     ("bool tail", lambda: fit_decay(np.ones(5), np.arange(5.0), tail=True), TypeError, "tail"),
+    # --- reparameterisation checks ---
+    ("zero perturb_range", lambda: authors_betas(0), ValueError, "perturb_range"),
+    (
+        "decreasing betas",
+        lambda: draw_losses(
+            lambda p: jnp.sum(p.B), PARAMS, [0.1, 0.0], key=KEY, draws=1, perturbed="all"
+        ),
+        ValueError,
+        "betas",
+    ),
+    (
+        "unknown perturbation rule",
+        lambda: draw_losses(lambda p: 0.0, PARAMS, [0.0], key=KEY, draws=1, perturbed="some"),
+        ValueError,
+        "perturbed",
+    ),
+    ("fewer draws than repeats", lambda: sets_of_draws(np.ones((2, 2))), ValueError, "repeats"),
+    ("NaN in separated", lambda: separated([np.nan], [1.0]), ValueError, "NaN"),
+    (
+        "no models",
+        lambda: model_draw_losses(
+            [],
+            U,
+            Y,
+            [0.0],
+            key=KEY,
+            draws=1,
+            activation="tanh",
+            parameterisation="direct",
+            perturbed="all",
+        ),
+        ValueError,
+        "models",
+    ),  # fmt: skip
+    ("float labels", lambda: class_prior_error([0.0, 1.0], [0, 1]), TypeError, "train_labels"),
+    ("label out of range", lambda: class_prior_error([0, 12], [0, 1]), ValueError, "train_labels"),
+    (
+        "features of another size",
+        lambda: logistic_regression_error(np.ones((4, 3)), [0, 1, 0, 1], np.ones((2, 2)), [0, 1]),
+        ValueError,
+        "u_test",
+    ),
+    (
+        "one seed for a paired verdict",
+        lambda: paired_verdict([1.0], [0.0], higher_is_better=True),
+        ValueError,
+        "n_seeds",
+    ),
+    (
+        "string higher_is_better",
+        lambda: paired_verdict([1.0, 2.0], [0.0, 1.0], higher_is_better="yes"),
+        TypeError,
+        "higher_is_better",
+    ),
+    (
+        "NaN baseline",
+        lambda: trained_status(True, error=0.1, baselines={"linear": np.nan}, margin=1.0),
+        ValueError,
+        "baselines",
+    ),
 ]
 
 

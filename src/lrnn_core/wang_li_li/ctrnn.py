@@ -54,6 +54,7 @@ __all__ = [
     "INVERSE_EPS",
     "PARAMETERISATIONS",
     "STABLE_PARAMETERISATIONS",
+    "activation_function",
     "check_ctrnn",
     "ctrnn_outputs",
     "ctrnn_states",
@@ -75,6 +76,12 @@ _ACTIVATION_FNS: dict[str, Callable[[jax.Array], jax.Array]] = {
     "hardtanh": lambda z: jnp.clip(z, -1.0, 1.0),
     "relu": jax.nn.relu,
 }
+
+
+def activation_function(activation: str) -> Callable[[jax.Array], jax.Array]:
+    """The function ``sigma`` named ``activation`` (one of :data:`ACTIVATIONS`): identity, tanh,
+    hardtanh ``clip(z, -1, 1)`` or relu."""
+    return _ACTIVATION_FNS[check_choice("activation", activation, ACTIVATIONS)]
 
 
 class CTRNN(NamedTuple):

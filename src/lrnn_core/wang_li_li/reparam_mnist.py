@@ -1,0 +1,220 @@
+"""The checks of the sequential-MNIST comparison (Wang, Li & Li, ICLR 2024, App. E, Fig. 9 and
+Table 1): the two baselines of a trained classifier, the paired-seed verdict between two
+parameterisations, and the status a trained row may carry.
+
+**Baselines** (the same test set as the trained models, error = fraction misclassified):
+
+* the best predictor that **ignores the input**: always the most frequent training class, error
+  ``1 - #{n: y_n = c*} / n_test`` with ``c* = argmax_c #{train labels = c}``
+  (:func:`class_prior_error`);
+* the best **linear** classifier of the same input: multinomial logistic regression on the
+  flattened pixel sequence ``u`` (every pixel the RNN sees), ``p(y=c|u) = softmax(A u + a)_c``,
+  fitted by minimising the mean training cross-entropy plus ``(l2 / 2) |A|_F^2`` with L-BFGS
+  (a convex problem: the fit does not depend on a seed), :func:`logistic_regression_error`.
+
+**Paired verdict** (:func:`paired_verdict`): seed ``s`` starts both parameterisations from the
+same network, so the per-seed differences ``d_s`` (signed so that ``d > 0`` means "better") are
+paired; with mean ``dbar``, standard error ``se = std(d, ddof=1) / sqrt(n)`` and ``t*`` the
+two-sided ``alpha`` quantile of Student's t with ``n - 1`` degrees of freedom, Bonferroni-corrected
+for ``n_tests`` comparisons, the verdict is "better" if ``dbar > t* se``, "worse" if
+``dbar < -t* se``, else "tie".
+
+**Status of a trained row** (:func:`trained_status`): "reproduced" needs the claim to hold *and*
+``error * margin <= min(baselines)`` (the rule of ``lrnn_core.bookkit.tables.ClaimTable.add``);
+a claim that holds while the models do not beat the baselines by the margin is "weaker"; a claim
+that does not hold is "not reproduced".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.optimize
+import scipy.special
+import scipy.stats
+from jaxtyping import ArrayLike, Float, Int
+
+from lrnn_core.core.validate import (
+    as_float64,
+    check_choice,
+    check_finite,
+    check_flag,
+    check_shape,
+    positive_int,
+    real_number,
+)
+
+__all__ = [
+    "VERDICTS",
+    "class_prior_error",
+    "logistic_regression_error",
+    "ordering_status",
+    "paired_t_critical",
+    "paired_verdict",
+    "trained_status",
+]
+
+#: The three outcomes of :func:`paired_verdict`.
+VERDICTS = ("better", "tie", "worse")
+
+
+def _labels(name: str, labels: ArrayLike, n_classes: int) -> np.ndarray:
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of labels, got {labels.shape}")
+    if not np.issubdtype(labels.dtype, np.integer):
+        raise TypeError(f"{name} must be integers, got dtype {labels.dtype}")
+    if labels.min() < 0 or labels.max() >= n_classes:
+        raise ValueError(f"{name} must be integers in 0..{n_classes - 1}")
+    return labels
+
+
+def class_prior_error(
+    train_labels: Int[ArrayLike, " n_train"],
+    test_labels: Int[ArrayLike, " n_test"],
+    *,
+    n_classes: int = 10,
+) -> float:
+    """Test error of the input-ignoring classifier that always answers the most frequent training
+    class (ties: the smallest label)."""
+    n_classes = positive_int("n_classes", n_classes)
+    train = _labels("train_labels", train_labels, n_classes)
+    test = _labels("test_labels", test_labels, n_classes)
+    best = int(np.argmax(np.bincount(train, minlength=n_classes)))
+    return float(np.mean(test != best))
+
+
+def _features(name: str, u: ArrayLike) -> np.ndarray:
+    u = as_float64(name, u)
+    if u.ndim < 2 or u.shape[0] == 0:
+        raise ValueError(f"{name} must have shape (n_seqs, ...) with n_seqs >= 1, got {u.shape}")
+    check_finite(name, u)
+    return u.reshape(u.shape[0], -1)
+
+
+def logistic_regression_error(
+    u_train: Float[ArrayLike, "n_train ..."],
+    train_labels: Int[ArrayLike, " n_train"],
+    u_test: Float[ArrayLike, "n_test ..."],
+    test_labels: Int[ArrayLike, " n_test"],
+    *,
+    n_classes: int = 10,
+    l2: float = 1e-4,
+    max_iter: int = 500,
+) -> float:
+    """Test error of multinomial logistic regression on the flattened inputs (module docstring):
+    minimise ``mean_n CE(softmax(A u_n + a), y_n) + (l2 / 2) |A|_F^2`` by L-BFGS (float64,
+    analytic gradient, at most ``max_iter`` iterations), then predict ``argmax(A u + a)``."""
+    n_classes = positive_int("n_classes", n_classes)
+    l2 = real_number("l2", l2, low=0.0)
+    max_iter = positive_int("max_iter", max_iter)
+    x, x_test = _features("u_train", u_train), _features("u_test", u_test)
+    if x_test.shape[1] != x.shape[1]:
+        raise ValueError(
+            f"u_test must have the shape of u_train after the first axis, got {x_test.shape[1]} "
+            f"features against {x.shape[1]}"
+        )
+    y = _labels("train_labels", train_labels, n_classes)
+    y_test = _labels("test_labels", test_labels, n_classes)
+    check_shape("train_labels", y, (x.shape[0],))
+    check_shape("test_labels", y_test, (x_test.shape[0],))
+    n, d = x.shape
+    onehot = np.eye(n_classes)[y]
+
+    def loss_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
+        A, a = w[: d * n_classes].reshape(d, n_classes), w[d * n_classes :]
+        z = x @ A + a
+        log_p = z - scipy.special.logsumexp(z, axis=1, keepdims=True)
+        resid = (np.exp(log_p) - onehot) / n
+        loss = -np.sum(onehot * log_p) / n + 0.5 * l2 * np.sum(A**2)
+        grad = np.concatenate([(x.T @ resid + l2 * A).ravel(), resid.sum(axis=0)])
+        return float(loss), grad
+
+    w0 = np.zeros(d * n_classes + n_classes)
+    fit = scipy.optimize.minimize(
+        loss_and_grad, w0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter}
+    )
+    A, a = fit.x[: d * n_classes].reshape(d, n_classes), fit.x[d * n_classes :]
+    return float(np.mean(np.argmax(x_test @ A + a, axis=1) != y_test))
+
+
+def paired_t_critical(n_seeds: int, *, n_tests: int = 1, alpha: float = 0.05) -> float:
+    """``t*``: the two-sided ``alpha`` quantile of Student's t with ``n_seeds - 1`` degrees of
+    freedom, Bonferroni-corrected for ``n_tests`` comparisons:
+    ``t.ppf(1 - alpha / (2 n_tests), n_seeds - 1)``."""
+    n_seeds = positive_int("n_seeds", n_seeds)
+    if n_seeds < 2:
+        raise ValueError(f"n_seeds must be >= 2 for a standard error, got {n_seeds}")
+    n_tests = positive_int("n_tests", n_tests)
+    alpha = real_number("alpha", alpha, low=0.0, high=1.0)
+    if alpha == 0.0 or alpha == 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha}")
+    return float(scipy.stats.t.ppf(1 - alpha / (2 * n_tests), n_seeds - 1))
+
+
+def paired_verdict(
+    candidate: Float[ArrayLike, " n_seeds"],
+    reference: Float[ArrayLike, " n_seeds"],
+    *,
+    higher_is_better: bool,
+    n_tests: int = 1,
+    alpha: float = 0.05,
+) -> tuple[str, float, float]:
+    """``(verdict, dbar, margin)`` of ``candidate`` against ``reference``, paired by seed (module
+    docstring): ``d_s = candidate_s - reference_s`` (negated when ``higher_is_better`` is False),
+    ``margin = t* se``; verdict "better" if ``dbar > margin``, "worse" if ``dbar < -margin``, else
+    "tie"."""
+    higher_is_better = check_flag("higher_is_better", higher_is_better)
+    cand, ref = as_float64("candidate", candidate), as_float64("reference", reference)
+    if cand.ndim != 1:
+        raise ValueError(f"candidate must be 1-D (one value per seed), got shape {cand.shape}")
+    check_shape("reference", ref, cand.shape)
+    check_finite("candidate", cand)
+    check_finite("reference", ref)
+    t_crit = paired_t_critical(cand.size, n_tests=n_tests, alpha=alpha)
+    d = (cand - ref) * (1.0 if higher_is_better else -1.0)
+    dbar, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+    margin = t_crit * se
+    verdict = "better" if dbar > margin else "worse" if dbar < -margin else "tie"
+    return verdict, dbar, margin
+
+
+def trained_status(
+    holds: bool, *, error: float, baselines: Mapping[str, float], margin: float
+) -> str:
+    """The status a trained row may carry (module docstring): "reproduced" if ``holds`` and
+    ``error * margin <= min(baselines)``, "weaker" if ``holds`` only, else "not reproduced"."""
+    holds = check_flag("holds", holds)
+    error = real_number("error", error, low=0.0)
+    margin = real_number("margin", margin, low=1.0)
+    if not isinstance(baselines, Mapping) or not baselines:
+        raise ValueError("baselines must be a non-empty mapping of name -> error")
+    floor = min(real_number(f"baselines[{k!r}]", v, low=0.0) for k, v in baselines.items())
+    if not holds:
+        return "not reproduced"
+    return "reproduced" if error * margin <= floor else "weaker"
+
+
+def ordering_status(
+    verdicts: Mapping[object, str],
+    *,
+    error: float,
+    baselines: Mapping[str, float],
+    margin: float,
+) -> tuple[bool, str]:
+    """``(holds, status)`` of an ordering claim "every candidate at least as good as the
+    reference" from the :func:`paired_verdict` of each comparison: ``holds`` when no verdict is
+    "worse" (what a faithful run must not contradict); "reproduced" when every verdict is
+    "better" and ``error * margin <= min(baselines)`` (:func:`trained_status`), "weaker" when the
+    claim holds otherwise, "not reproduced" when some candidate is worse."""
+    values = list(verdicts.values()) if isinstance(verdicts, Mapping) else None
+    if not values:
+        raise ValueError("verdicts must be a non-empty mapping of comparison -> verdict")
+    for v in values:
+        check_choice("verdicts", v, VERDICTS)
+    holds = all(v != "worse" for v in values)
+    status = trained_status(
+        all(v == "better" for v in values), error=error, baselines=baselines, margin=margin
+    )
+    return holds, status if status == "reproduced" or not holds else "weaker"
