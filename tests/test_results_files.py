@@ -57,3 +57,27 @@ def test_checks_on_a_written_file(tmp_path):
         path.write_text(json.dumps({"provenance": prov, "rows": [row | bad]}))
         with pytest.raises(AssertionError):
             check(path)
+
+
+CPU_RUN = ROOT / "results" / "orvieto_ode_cpu.json"
+
+
+@pytest.mark.skipif(not CPU_RUN.exists(), reason="no stored CPU run of the ODE flows")
+def test_stored_cpu_run_is_the_library_plan_and_complete():
+    """The chapter reads results/orvieto_ode_cpu.json as the run of CPU_PLAN: its sizes,
+    amplitudes and phases are the library's, every experiment and mode is there, and every
+    system has both baselines."""
+    from lrnn_core.orvieto.ode_experiments import AMPLITUDE, CPU_PLAN, EXPERIMENTS, PHASE
+
+    data = load_paper_results(CPU_RUN)
+    prov = data["provenance"]
+    assert prov["sizes"] == {s: getattr(CPU_PLAN, s)._asdict() for s in ("PT", "LV", "LZ")}
+    assert prov["amplitude"] == AMPLITUDE and prov["max_phase"] == PHASE
+    assert prov["seeds"] == list(CPU_PLAN.seeds) and prov["lrs"] == list(CPU_PLAN.lrs)
+    want = {(key, m) for key, (_, _, _, modes) in EXPERIMENTS.items() for m in modes}
+    assert {(r["experiment"], r["trained_lambda"]) for r in data["rows"]} == want
+    for row in data["rows"]:
+        assert len(row["per_seed"]) == len(CPU_PLAN.seeds)
+        assert row["min"] <= row["median"] <= row["max"] and row["best"] == row["min"]
+    for system in ("PT", "LV", "LZ"):
+        assert {"ignores input", "linear"} <= set(data["baselines"][system])

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from lrnn_core.data.pathfinder import draw_path, pathfinder_images, rasterise
+from lrnn_core.data.pathfinder import connected, draw_path, pathfinder_images, rasterise
 
 KW = dict(dashes=6, dash_length=2.0, gap=1.5, max_turn=np.pi / 6)
 
@@ -92,3 +92,83 @@ def test_rasterise_marks_a_horizontal_dash_exactly():
 def test_bad_arguments_raise(kwargs, error):
     with pytest.raises(error):
         pathfinder_images(**kwargs)
+
+
+@pytest.fixture(scope="module")
+def large():
+    """400 training and 400 held-out images (independent seeds)."""
+    return pathfinder_images(400, seed=11), pathfinder_images(400, seed=12)
+
+
+def test_label_is_connectivity_and_strokes_never_touch(large):
+    ys, xs = np.ogrid[:32, :32]
+    for _, _, samples in large:
+        for s in samples:
+            assert connected(s.image, s.dots) == bool(s.label)
+            # each path with the dots on it (dot 0 on path 0; dot 1 on path 0 or 1)
+            on = {0: [s.dots[0]] + ([s.dots[1]] if s.label else []), 1: []}
+            if not s.label:
+                on[1] = [s.dots[1]]
+            strokes = []
+            for p, path in enumerate(s.paths):
+                img = np.zeros((32, 32))
+                rasterise(img, path)
+                for cx, cy in on.get(p, []):
+                    img[(xs - cx) ** 2 + (ys - cy) ** 2 <= 1.5**2] = 1
+                strokes.append(np.argwhere(img > 0))
+            for a in range(len(strokes)):
+                for b in range(a):
+                    gaps = np.abs(strokes[a][:, None] - strokes[b][None]).max(-1)
+                    assert gaps.min() >= 4  # Chebyshev distance between two strokes
+
+
+def _features(images, samples):
+    ys, xs = np.mgrid[:32, :32]
+    near = np.array(
+        [
+            [s.image[(xs - cx) ** 2 + (ys - cy) ** 2 <= 4.0**2].sum() for cx, cy in s.dots]
+            for s in samples
+        ]
+    )
+    grown = [ndimage.binary_dilation(s.image > 0, np.ones((3, 3))) for s in samples]
+    return {
+        "dot distance": np.array([np.linalg.norm(s.dots[1] - s.dots[0]) for s in samples]),
+        "ink": images.sum(axis=1),
+        "ink near dot 0": near[:, 0],
+        "ink near dot 1": near[:, 1],
+        "ink near both dots": near.sum(axis=1),
+        "strokes": np.array([ndimage.label(g, np.ones((3, 3)))[1] for g in grown]),
+    }
+
+
+def _histogram_classifier_accuracy(f_train, y_train, f_test, y_test, bins=10):
+    """Majority label per quantile bin of one feature (any monotone or not rule on it)."""
+    edges = np.unique(np.quantile(f_train, np.linspace(0, 1, bins + 1)[1:-1]))
+    b_train, b_test = np.digitize(f_train, edges), np.digitize(f_test, edges)
+    rule = {b: np.mean(y_train[b_train == b]) >= 0.5 for b in np.unique(b_train)}
+    guess = np.array([rule.get(b, True) for b in b_test])
+    return np.mean(guess == y_test)
+
+
+def test_no_single_handmade_feature_predicts_the_label(large):
+    (im_tr, y_tr, s_tr), (im_te, y_te, s_te) = large
+    f_tr, f_te = _features(im_tr, s_tr), _features(im_te, s_te)
+    for name in f_tr:
+        acc = _histogram_classifier_accuracy(f_tr[name], y_tr, f_te[name], y_te)
+        assert acc <= 0.60, (name, acc)
+
+
+def test_the_feature_classifier_finds_a_leak_when_there_is_one(large):
+    """Negative control: the same classifier on a feature that carries the label (the dot
+    distance of a generator whose negatives put the second dot anywhere) is far above chance."""
+    (im_tr, y_tr, s_tr), (im_te, y_te, s_te) = large
+    rng = np.random.default_rng(0)
+
+    def leaky(samples):
+        d = [np.linalg.norm(s.dots[1] - s.dots[0]) for s in samples]
+        return np.array(
+            [di if s.label else rng.uniform(0, 40) for di, s in zip(d, samples, strict=True)]
+        )
+
+    acc = _histogram_classifier_accuracy(leaky(s_tr), y_tr, leaky(s_te), y_te)
+    assert acc >= 0.75

@@ -234,14 +234,17 @@ def test_error_by_timestamp_against_numpy():
 def test_error_grid_collects_reconstructions():
     rng = np.random.default_rng(5)
     inputs = rng.uniform(size=(6, 24))
-    grid = error_grid(inputs, (12, 48), (0.0, 0.999), (0, 1), n_examples=2)
+    seeds = np.arange(8).reshape(2, 2, 2) + 10  # one independent draw per (N, r_min, draw)
+    grid = error_grid(inputs, (12, 48), (0.0, 0.999), seeds, n_examples=2)
     assert grid.abs_by_k.shape == (2, 2, 2, 24) and grid.examples.shape == (2, 2, 2, 24)
-    recon = reconstruct_from_last_state(ring_eigenvalues(1, 48, 0.999), inputs)
+    recon = reconstruct_from_last_state(ring_eigenvalues(17, 48, 0.999), inputs)
     np.testing.assert_allclose(grid.sq_by_k[1, 1, 1], ((recon - inputs) ** 2).mean(axis=0))
     np.testing.assert_allclose(
-        grid.examples[0, 0], reconstruct_from_last_state(ring_eigenvalues(0, 12, 0.0), inputs)[:2]
+        grid.examples[0, 0], reconstruct_from_last_state(ring_eigenvalues(10, 12, 0.0), inputs)[:2]
     )
     np.testing.assert_allclose(grid.mse, grid.sq_by_k.mean(axis=(2, 3)))
+    np.testing.assert_allclose(grid.mse_by_draw[1, 1, 1], ((recon - inputs) ** 2).mean())
+    np.testing.assert_allclose(grid.mae_by_draw[1, 1, 1], np.abs(recon - inputs).mean())
     assert grid.mse[1, 1] < 1e-12 < grid.mse[0, 0]
 
 
@@ -255,8 +258,8 @@ def test_error_grid_collects_reconstructions():
         (lambda: reconstruct_from_last_state([0.5], np.full((1, 4), np.inf)), "u"),
         (lambda: reconstruct_from_last_state([0.5], np.ones((1, 4)) * 1j), "u"),
         (lambda: ring_eigenvalues(0, 4, 1.5), "r_min"),
-        (lambda: error_grid(np.ones((2, 4)), (), (0.5,), (0,)), "Ns"),
-        (lambda: error_grid(np.ones((2, 4)), (4,), (0.5,), (0,), n_examples=3), "n_examples"),
+        (lambda: error_grid(np.ones((2, 4)), (), (0.5,), [[[0]]]), "Ns"),
+        (lambda: error_grid(np.ones((2, 4)), (4,), (0.5,), [[[0]]], n_examples=3), "n_examples"),
         (lambda: aliased_average(np.ones((2, 4)), 0), "N"),
     ],
 )

@@ -27,6 +27,14 @@ from lrnn_core.orvieto.conditioning import (
     ring_eigenvalues,
     vandermonde_gram_condition,
 )
+from lrnn_core.orvieto.conditioning_checks import (
+    GramDraws,
+    compare,
+    gram_orderings,
+    grid_orderings,
+    pinv_drop,
+    step_verdicts,
+)
 from lrnn_core.orvieto.hippo import legendre_projection, legs_reconstruct, legs_states
 from lrnn_core.orvieto.memorisation import (
     PrefixInverse,
@@ -47,6 +55,7 @@ from lrnn_core.orvieto.wavelets import sparse_signal, wavelet_basis
 
 LAM = np.exp(2j * np.pi * np.arange(4) / 4)  # roots of unity: V_4 is a scaled unitary
 U = np.arange(8.0).reshape(2, 4) / 8
+_ONE_FULL = GramDraws((2, 4), (0.5,), np.ones((2, 1, 2)), np.ones((2, 1, 2)), np.ones((2, 1, 2)))
 BASIS = np.eye(8)[:, :2]
 PREFIX = PrefixInverse(LAM, 4)
 
@@ -80,9 +89,37 @@ BAD_CALLS = [
     ("radius > 1", lambda: ring_eigenvalues(0, 4, 0.5, 1.5), ValueError, "r_max must be <= 1"),
     ("unknown law", lambda: law_eigenvalues("disk", 4), ValueError, "law must be one of"),
     ("law not str", lambda: law_eigenvalues(3, 4), TypeError, "law must be a str"),
-    ("repeated seeds", lambda: error_grid(U, (4,), (0.5,), (0, 0)), ValueError, "seeds must not"),
-    ("r_min > 1", lambda: error_grid(U, (4,), (1.5,), (0,)), ValueError, "r_mins[0] must be <= 1"),
-    ("bool count", lambda: error_grid(U, (4,), (0.5,), (0,), n_examples=True), TypeError, "n_exa"),
+    (
+        "repeated seeds",
+        lambda: error_grid(U, (4,), (0.5,), [[[0, 0]]]),
+        ValueError,
+        "seeds must not",
+    ),
+    (
+        "flat seeds",
+        lambda: error_grid(U, (4,), (0.5,), (0, 1)),
+        ValueError,
+        "seeds must have shape",
+    ),
+    (
+        "r_min > 1",
+        lambda: error_grid(U, (4,), (1.5,), [[[0]]]),
+        ValueError,
+        "r_mins[0] must be <= 1",
+    ),
+    (
+        "bool count",
+        lambda: error_grid(U, (4,), (0.5,), [[[0]]], n_examples=True),
+        TypeError,
+        "n_ex",
+    ),
+    ("one draw", lambda: compare([1.0], [1.0, 2.0]), ValueError, "a must hold at least two"),
+    ("zero error", lambda: compare([0.0, 1.0], [1.0, 2.0]), ValueError, "a must hold positive"),
+    ("one cell", lambda: step_verdicts(np.ones((1, 3))), ValueError, "values must be (cells"),
+    ("grid 2-D", lambda: grid_orderings(np.ones((2, 3))), ValueError, "values must be (N"),
+    ("floors shape", lambda: grid_orderings(np.ones((2, 2, 2)), [1.0]), ValueError, "floors must"),
+    ("one N >= L", lambda: gram_orderings(_ONE_FULL, 4, 1e30), ValueError, "at least two N >= L"),
+    ("no draws", lambda: pinv_drop([], [1]), ValueError, "far and near must"),
     ("shape clash", lambda: error_by_timestamp(U[:, :3], U), ValueError, "reconstructed must have"),
     (
         "complex s",

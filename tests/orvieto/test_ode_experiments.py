@@ -16,12 +16,22 @@ from flax import nnx
 from lrnn_core.orvieto.ode_experiments import (
     OUTPUT_SCALE,
     ModelConfig,
+    Plan,
+    SystemSizes,
+    _optimizer,
     _plain_forward,
     _with_constant,
+    baselines,
+    beats,
+    claim_status,
+    filter_prediction,
     load_paper_results,
+    lobe_change_share,
     make_dataset,
     make_model,
+    nonlinearity,
     relative_change,
+    run_plan,
     sweep,
 )
 from lrnn_core.orvieto.odes import low_frequency_inputs, ode, solve
@@ -168,3 +178,97 @@ def test_bad_sweep_arguments_raise(lv, kwargs, error, match):
         sweep(ModelConfig(4, 0), lv, **args)
     with pytest.raises(ValueError, match="system must be one of"):
         make_dataset("VdP", 2, 2, seed=0)
+
+
+def test_baselines_are_the_core_baselines_on_the_test_set(lv):
+    from lrnn_core.core.baselines import causal_filter_mse, ignores_input_mse
+
+    b = baselines(lv)
+    assert b["ignores input"] == ignores_input_mse(lv.y_train, lv.y_test)
+    assert b["linear"] == causal_filter_mse(lv.v_train, lv.y_train, lv.v_test, lv.y_test)
+    # the filter's predictions give the same test error
+    pred = filter_prediction(lv.v_train, lv.y_train, lv.v_test)
+    assert np.mean((pred - lv.y_test) ** 2) == pytest.approx(b["linear"], rel=1e-9)
+    with pytest.raises(TypeError, match="Dataset"):
+        baselines({"v": 1})
+
+
+def test_beats_is_error_times_margin_below_the_better_baseline():
+    base = {"ignores input": 0.1, "linear": 0.02}
+    assert beats(0.002, base, 10.0) and not beats(0.0021, base, 10.0)
+    assert beats(0.02, base, 1.0) and not beats(0.03, base, 1.0)
+    with pytest.raises(ValueError, match="margin"):
+        beats(0.1, base, -1.0)
+    with pytest.raises(ValueError, match="at least one"):
+        beats(0.1, {}, 2.0)
+
+
+def test_claim_status_from_the_two_checks():
+    assert claim_status(True, True) == "reproduced"
+    assert claim_status(True, False) == "reproduced"
+    assert claim_status(False, True) == "weaker"
+    assert claim_status(False, False) == "not reproduced"
+    with pytest.raises(TypeError):
+        claim_status(1, True)
+
+
+def test_lobe_change_share_is_the_share_of_steps_on_the_other_lobe():
+    ref = np.array([1.0, 2.0, 3.0, -1.0])
+    y = np.array([[1.0, 2.0, 3.0, -2.0], [1.0, -2.0, 3.0, -1.0], [-1.0, -2.0, 3.0, 1.0]])
+    assert lobe_change_share(y, ref) == pytest.approx(4 / 12)
+    assert lobe_change_share(ref[None], ref) == 0.0
+    # one reference per row
+    assert lobe_change_share(y, y[[0, 0, 0]]) == pytest.approx(4 / 12)
+    with pytest.raises(ValueError, match="y_ref must have shape"):
+        lobe_change_share(y, ref[:3])
+
+
+def test_nonlinearity_is_the_second_over_the_first_difference():
+    from lrnn_core.orvieto.odes import low_frequency_inputs
+
+    second, share = nonlinearity("PT", 0.5, 4, seed=2, L=64)
+    spec = ode("PT")._replace(L=64)
+    v = low_frequency_inputs(np.random.default_rng(2), 4, 64, amplitude=0.5)
+    y = solve(spec, np.concatenate([0 * v[:1], v, 2 * v]))
+    y0, y1, y2 = y[:1], y[1:5], y[5:]
+    want = np.linalg.norm(y2 - 2 * y1 + y0) / np.linalg.norm(2 * (y1 - y0))
+    assert second == pytest.approx(want, rel=1e-6)
+    assert share == pytest.approx(np.var(y1 - y1.mean(0)) / np.var(y1), rel=1e-6)
+    # a smaller amplitude is closer to linear (the PT map is smooth)
+    assert nonlinearity("PT", 0.05, 4, seed=2, L=64)[0] < second / 3
+
+
+def test_learning_rate_decays_on_a_cosine_to_zero():
+    params = {"w": jnp.ones(3), "nu_log": jnp.ones(2)}
+    tx = _optimizer(10)
+    state = tx.init(params)
+    state.hyperparams["learning_rate"] = jnp.asarray(0.1)
+    grads = {"w": jnp.ones(3), "nu_log": jnp.ones(2)}
+    steps = []
+    for _ in range(11):
+        updates, state = tx.update(grads, state, params)
+        steps.append(float(-updates["w"][0]))
+    # Adam's first normalised step is 1: the update is the scheduled rate itself
+    assert steps[0] == pytest.approx(0.1, rel=1e-3)
+    assert steps[5] == pytest.approx(0.1 * 0.5 * (1 + np.cos(np.pi * 5 / 10)), rel=1e-3)
+    assert steps[10] == pytest.approx(0.0, abs=1e-9)
+    frozen = tx.init(params)
+    frozen.hyperparams["train_lambda"] = jnp.asarray(0.0)
+    updates, _ = tx.update(grads, frozen, params)
+    assert float(updates["nu_log"][0]) == 0.0 and float(updates["w"][0]) != 0.0
+
+
+def test_run_plan_runs_the_named_experiments_on_given_data(lv):
+    plan = Plan(*[SystemSizes(64, 16, 8, 4, 8, 2, 8)] * 3, seeds=(3,), lrs=(0.01,))
+    done = []
+    data, sweeps = run_plan(
+        plan,
+        data_seed=0,
+        experiments=["LV linear"],
+        data={"LV": lv},
+        on_done=lambda key, sw: done.append((key, sw.test_mse.shape)),
+    )
+    assert list(data) == ["LV"] and data["LV"] is lv
+    assert done == [("LV linear", (1, 1, 2))] and list(sweeps) == ["LV linear"]
+    with pytest.raises(ValueError, match="experiment must be one of"):
+        run_plan(plan, data_seed=0, experiments=["VdP MLP"])

@@ -119,11 +119,16 @@ def test_ordering_checks_singular_sorts_above_levels():
 def test_map_condition_study_matches_candidates():
     L = 32
     bases = {"Haar": [wavelet_basis(L, 4), wavelet_basis(L, 8)]}
-    out = map_condition_study([3, 4], 8, 0.9, bases)
+    seeds = np.array([[3, 5, 7], [4, 6, 8]])  # init x (basis, basis, Van. inverse)
+    out = map_condition_study(seeds, 8, 0.9, bases)
     assert set(out) == {"norm real", "cond complex", "cond^2 complex"}
     assert out["cond complex"]["Haar"].shape == (2, 2)
-    lam = ring_eigenvalues(4 + 1000, 8, 0.9)  # second seed, second basis
+    lam = ring_eigenvalues(6, 8, 0.9)  # second init, second basis
     ref = map_condition_candidates(lam, bases["Haar"][1])
     assert out["cond complex"]["Haar"][1, 1] == pytest.approx(ref["cond complex"], rel=1e-9)
-    van = map_condition_candidates(ring_eigenvalues(3, 8, 0.9), np.eye(L))
+    van = map_condition_candidates(ring_eigenvalues(7, 8, 0.9), np.eye(L))
     assert out["norm real"]["Van. inverse"][0, 0] == pytest.approx(van["norm real"], rel=1e-9)
+    with pytest.raises(ValueError, match="seeds must have shape"):
+        map_condition_study(seeds[:, :2], 8, 0.9, bases)
+    with pytest.raises(ValueError, match="seeds must not repeat"):
+        map_condition_study(np.zeros((2, 3), int), 8, 0.9, bases)

@@ -55,6 +55,7 @@ __all__ = [
     "ErrorGrid",
     "Norms",
     "aliased_average",
+    "cell_seeds",
     "error_by_timestamp",
     "error_grid",
     "formed_gram_condition",
@@ -79,8 +80,8 @@ def ring_eigenvalues(
 
     The book's one seeded float64 draw of Orvieto et al.'s ring law: :func:`ring_init` with
     ``jax.random.key(seed)``, sampled in float64 inside ``jax.enable_x64(True)``. The same seed
-    couples the draws for different ``r_min`` (same uniforms, same phases), which makes comparisons
-    across ``r_min`` less noisy.
+    couples the draws for different ``r_min`` (same uniforms, same phases); the book's experiments
+    give every ``N``, ``r_min`` and draw its own seed (:func:`cell_seeds`).
     """
     seed = nonnegative_int("seed", seed)
     N = positive_int("N", N)
@@ -237,31 +238,55 @@ def error_by_timestamp(
 
 @dataclass(frozen=True)
 class ErrorGrid:
-    """Reconstruction errors of :func:`error_grid`, indexed ``[N, r_min, seed, k]``.
+    """Reconstruction errors of :func:`error_grid`, indexed ``[N, r_min, draw, k]``.
 
+    ``seeds[a, b, c]``: the seed of the eigenvalues of ``Ns[a]``, ``r_mins[b]``, draw ``c``;
     ``abs_by_k`` / ``sq_by_k``: mean absolute / squared error over the images at timestamp ``k``;
-    ``examples``: reconstructions of the first ``n_examples`` images for the first seed,
+    ``examples``: reconstructions of the first ``n_examples`` images for the first draw,
     ``[N, r_min, image, k]``.
     """
 
     Ns: tuple[int, ...]
     r_mins: tuple[float, ...]
-    seeds: tuple[int, ...]
+    seeds: np.ndarray
     abs_by_k: np.ndarray
     sq_by_k: np.ndarray
     examples: np.ndarray
 
     @property
     def mse(self) -> np.ndarray:
-        """Per-pixel MSE averaged over seeds, ``[N, r_min]``."""
+        """Per-pixel MSE averaged over draws, ``[N, r_min]``."""
         return self.sq_by_k.mean(axis=(2, 3))
+
+    @property
+    def mse_by_draw(self) -> np.ndarray:
+        """Per-pixel MSE of each draw, ``[N, r_min, draw]``."""
+        return self.sq_by_k.mean(axis=3)
+
+    @property
+    def mae_by_draw(self) -> np.ndarray:
+        """Mean absolute error of each draw, ``[N, r_min, draw]``."""
+        return self.abs_by_k.mean(axis=3)
+
+
+def cell_seeds(seeds: ArrayLike, n_Ns: int, n_r_mins: int) -> np.ndarray:
+    """``seeds`` checked as an int array of shape ``(n_Ns, n_r_mins, draws)`` of distinct
+    non-negative seeds: one independent draw per ``N``, per ``r_min`` and per draw."""
+    flat = seed_list("seeds", np.asarray(seeds).ravel())
+    shaped = np.asarray(flat, dtype=np.int64).reshape(np.shape(seeds))
+    if shaped.ndim != 3 or shaped.shape[:2] != (n_Ns, n_r_mins):
+        raise ValueError(
+            f"seeds must have shape (len(Ns), len(r_mins), draws) = ({n_Ns}, {n_r_mins}, D), "
+            f"got {shaped.shape}"
+        )
+    return shaped
 
 
 def error_grid(
     u: Float[ArrayLike, "batch L"],
     Ns: Sequence[int],
     r_mins: Sequence[float],
-    seeds: Sequence[int],
+    seeds: ArrayLike,
     *,
     r_max: float = 1.0,
     n_examples: int = 0,
@@ -269,29 +294,29 @@ def error_grid(
     """Vandermonde-inverse reconstruction errors over a grid ``N`` x ``r_min`` x eigenvalue draws.
 
     Orvieto et al., App. E.1, Fig. 7: eigenvalues ``~ T[r_min, r_max]`` drawn by
-    :func:`ring_eigenvalues` with each seed, every row of ``u`` reconstructed from its last state by
-    :func:`~lrnn_core.orvieto.memorisation.reconstruct_from_last_state` (eq. 5).
+    :func:`ring_eigenvalues` with ``seeds[a, b, c]`` for ``Ns[a]``, ``r_mins[b]`` and draw ``c``
+    (:func:`cell_seeds`: all distinct, so no cell's eigenvalues are a prefix or a rescaling of
+    another's and no ordering is built in), every row of ``u`` reconstructed from its last state
+    by :func:`~lrnn_core.orvieto.memorisation.reconstruct_from_last_state` (eq. 5).
     """
     u = real_sequences("u", u, batched=True)
     Ns = tuple(positive_int(f"Ns[{i}]", N) for i, N in enumerate(Ns))
     r_mins = tuple(real_number(f"r_mins[{i}]", r, low=0.0, high=1.0) for i, r in enumerate(r_mins))
-    seeds = seed_list("seeds", seeds)
     if not Ns or not r_mins:
         raise ValueError("Ns and r_mins must each hold at least one value")
+    seeds = cell_seeds(seeds, len(Ns), len(r_mins))
     n_examples = nonnegative_int("n_examples", n_examples)
     if n_examples > u.shape[0]:
         raise ValueError(f"n_examples must be <= the batch size {u.shape[0]}, got {n_examples}")
-    shape = (len(Ns), len(r_mins), len(seeds), u.shape[1])
+    shape = (*seeds.shape, u.shape[1])
     abs_by_k, sq_by_k = np.empty(shape), np.empty(shape)
     examples = np.empty((len(Ns), len(r_mins), n_examples, u.shape[1]))
-    for a, N in enumerate(Ns):
-        for b, r_min in enumerate(r_mins):
-            for c, seed in enumerate(seeds):
-                lam = ring_eigenvalues(seed, N, r_min, r_max)
-                recon = reconstruct_from_last_state(lam, u)
-                abs_by_k[a, b, c], sq_by_k[a, b, c] = error_by_timestamp(recon, u)
-                if c == 0:
-                    examples[a, b] = recon[:n_examples]
+    for (a, b, c), seed in np.ndenumerate(seeds):
+        lam = ring_eigenvalues(int(seed), Ns[a], r_mins[b], r_max)
+        recon = reconstruct_from_last_state(lam, u)
+        abs_by_k[a, b, c], sq_by_k[a, b, c] = error_by_timestamp(recon, u)
+        if c == 0:
+            examples[a, b] = recon[:n_examples]
     return ErrorGrid(Ns, r_mins, seeds, abs_by_k, sq_by_k, examples)
 
 

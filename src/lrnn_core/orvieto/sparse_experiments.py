@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from jaxtyping import ArrayLike, Float, Int
 
-from lrnn_core.core.validate import positive_int, real_number
+from lrnn_core.core.validate import positive_int, real_number, seed_list
 from lrnn_core.orvieto.conditioning import ring_eigenvalues
 from lrnn_core.orvieto.sparse import (
     SINGULAR_COND,
@@ -182,28 +182,41 @@ def ordering_checks(levels: Float[ArrayLike, "D R N P"], z: float = 3.0) -> dict
 
 
 def map_condition_study(
-    seeds: Sequence[int],
+    seeds: Int[ArrayLike, "inits n_bases_plus_1"],
     N: int,
     r_min: float,
     bases: Mapping[str, Sequence[Float[ArrayLike, "L P"]]],
 ) -> dict[str, dict[str, np.ndarray]]:
     """Fig. 12 of Orvieto et al.: every reading of :func:`map_condition_candidates` for each basis
-    of each family in ``bases`` (name -> bases of growing ``P``) and for the plain Vandermonde
-    inverse (``"Van. inverse"``, ``Psi = I_L``).
+    of each family in ``bases`` (name -> bases of growing ``P``, the same count in every family)
+    and for the plain Vandermonde inverse (``"Van. inverse"``, ``Psi = I_L``).
 
-    One draw ``lambda ~ T(r_min, 1)`` per seed and per ``P``: seed ``seeds[s] + 1000 b`` for the
-    ``b``-th basis of a family, independent across ``P`` and shared by the families at the same
-    ``P``, which makes their comparison paired. Returns ``{reading: {name: (len(seeds),
-    n_bases)}}``; values above ``1 / EPS`` (:data:`lrnn_core.orvieto.sparse.SINGULAR_COND`) are
-    ``inf``.
+    One draw ``lambda ~ T(r_min, 1)`` per initialisation and per ``P``: ``seeds[s, b]`` for the
+    ``b``-th basis of every family (independent across ``P``, shared by the families at the same
+    ``P``, which makes their comparison paired) and ``seeds[s, -1]`` for the Vandermonde inverse;
+    all distinct. Returns ``{reading: {name: (inits, n_bases)}}``; values above ``1 / EPS``
+    (:data:`lrnn_core.orvieto.sparse.SINGULAR_COND`) are ``inf``.
     """
+    N = positive_int("N", N)
+    r_min = real_number("r_min", r_min, low=0.0, high=1.0)
+    counts = {len(family) for family in bases.values()}
+    if len(counts) != 1:
+        raise ValueError(f"every family of bases must hold the same number of bases, got {counts}")
+    n_bases = counts.pop()
+    seeds = np.asarray(seed_list("seeds", np.ravel(seeds)), dtype=np.int64).reshape(np.shape(seeds))
+    if seeds.ndim != 2 or seeds.shape[1] != n_bases + 1:
+        raise ValueError(
+            f"seeds must have shape (inits, {n_bases + 1}) (one column per basis, the last for "
+            f"the Vandermonde inverse), got {seeds.shape}"
+        )
     L = np.shape(next(iter(bases.values()))[0])[0]
     families = {**bases, "Van. inverse": [np.eye(L)]}
     out: dict[str, dict[str, np.ndarray]] = {}
     for name, family in families.items():
-        for b, basis in enumerate(family):
-            for s, seed in enumerate(seeds):
-                lam = ring_eigenvalues(int(seed) + 1000 * b, N, r_min)
+        columns = [n_bases] if name == "Van. inverse" else range(n_bases)
+        for b, (column, basis) in enumerate(zip(columns, family, strict=True)):
+            for s, seed in enumerate(seeds[:, column]):
+                lam = ring_eigenvalues(int(seed), N, r_min)
                 for reading, value in map_condition_candidates(lam, basis).items():
                     table = out.setdefault(reading, {})
                     table.setdefault(name, np.empty((len(seeds), len(family))))

@@ -1,0 +1,196 @@
+"""Fig. 4 of Orvieto et al. (ICML 2024, §4.2): one (data set, state size ``N``, decoder) cell with
+its two baselines, the paper's orderings, and the stored CPU run that the chapter loads.
+
+A cell trains :class:`lrnn_core.orvieto.reconstruction.Reconstructor` (LRU read at ``x_L``, then a
+linear or MLP decoder; eq. 4 for ``x_L``) and scores it by the held-out pixel-wise MSE
+
+``error = (1 / (m L)) sum_i sum_k (u_hat_ik - u_ik)^2``
+
+beside two baselines on the same held-out images:
+
+* ``"ignores input"``: the mean training image ``u_bar`` (the best predictor that ignores ``u``);
+* ``"linear"``: the *untrained* Vandermonde inverse ``Re(V_L^+ x_L)`` (eq. 5 at ``k = L``,
+  ``B = 1``) with eigenvalues drawn once from the ring ``T[0.999, 1]``, a fixed linear decoder
+  that needs no training.
+
+The orderings the paper states for each data set and decoder (:func:`fig4_orderings`): the loss
+falls with ``N``; at the smallest ``N`` the MLP decoder beats the linear one; at the largest ``N``
+the linear decoder is at least as good; the largest ``N`` is at least 10x below the smallest.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+from jaxtyping import ArrayLike, Float
+
+from lrnn_core.core.eigenvalues import ring_init
+from lrnn_core.core.validate import positive_int, positive_number, seed_list
+from lrnn_core.orvieto.reconstruction import train_reconstruction, vandermonde_mse
+
+__all__ = [
+    "HEADS",
+    "fig4_cell",
+    "fig4_orderings",
+    "load_fig4_results",
+    "mean_image_mse",
+    "save_results",
+    "vandermonde_baseline",
+]
+
+#: the two decoders: ``"linear"`` (``Omega z + c``) and ``"MLP"`` (one hidden ReLU layer)
+HEADS = ("linear", "MLP")
+
+
+def _images(name: str, u: ArrayLike) -> np.ndarray:
+    u = np.asarray(u, np.float64)
+    if u.ndim != 2 or not np.all(np.isfinite(u)):
+        raise ValueError(f"{name} must be a finite (n, L) array, got shape {u.shape}")
+    return u
+
+
+def mean_image_mse(train_u: Float[ArrayLike, "n L"], test_u: Float[ArrayLike, "m L"]) -> float:
+    """Held-out MSE of the input-ignoring predictor: the mean training image ``u_bar``,
+    ``(1 / (m L)) sum (u_bar_k - u_ik)^2``."""
+    train_u, test_u = _images("train_u", train_u), _images("test_u", test_u)
+    if train_u.shape[1] != test_u.shape[1]:
+        raise ValueError(f"lengths differ: {train_u.shape[1]} and {test_u.shape[1]}")
+    return float(np.mean((train_u.mean(axis=0) - test_u) ** 2))
+
+
+def vandermonde_baseline(
+    test_u: Float[ArrayLike, "m L"],
+    N: int,
+    *,
+    seed: int,
+    r_min: float = 0.999,
+    r_max: float = 1.0,
+) -> float:
+    """Held-out MSE (mean over images) of the untrained inverse ``Re(V_L^+ x_L)``, ``lambda``
+    drawn from ``T[r_min, r_max]`` with ``jax.random.key(seed)``."""
+    N = positive_int("N", N)
+    lam = np.asarray(ring_init(jax.random.key(seed), N, r_min, r_max))
+    return float(np.mean(vandermonde_mse(lam, _images("test_u", test_u))))
+
+
+def fig4_cell(
+    train_u: Float[ArrayLike, "n L"],
+    test_u: Float[ArrayLike, "m L"],
+    N: int,
+    head: str,
+    *,
+    width: int,
+    epochs: int,
+    lr: float,
+    batch_size: int,
+    seeds: Sequence[int],
+    baseline_seed: int,
+    keep_run: bool = False,
+) -> dict[str, Any]:
+    """Train one cell (all ``seeds`` at once) and return its numbers as a results-file row.
+
+    ``best``, ``median``, ``min``, ``max``: held-out MSE over the seeds (best = min, the
+    best-of-seeds protocol, with the median beside it); ``train_mse``, ``test_mse``: per seed;
+    ``baselines``: ``{"ignores input": ..., "linear": ...}`` on the same held-out images;
+    ``wall_s``: seconds for the cell; ``run``: the
+    :class:`~lrnn_core.orvieto.reconstruction.ReconstructionRun` itself if ``keep_run``.
+    """
+    if head not in HEADS:
+        raise ValueError(f"head must be one of {HEADS}, got {head!r}")
+    width = positive_int("width", width)
+    lr = positive_number("lr", lr)
+    seeds = seed_list("seeds", seeds)
+    train_u, test_u = _images("train_u", train_u), _images("test_u", test_u)
+    start = time.perf_counter()
+    run = train_reconstruction(
+        train_u,
+        test_u,
+        N,
+        hidden=() if head == "linear" else (width,),
+        epochs=epochs,
+        batch_size=batch_size,
+        seeds=seeds,
+        lr=lr,
+    )
+    wall = time.perf_counter() - start
+    test = run.test_mse
+    row = {
+        "N": N,
+        "head": head,
+        "best": float(test.min()),
+        "median": float(np.median(test)),
+        "min": float(test.min()),
+        "max": float(test.max()),
+        "train_mse": run.train_mse.tolist(),
+        "test_mse": test.tolist(),
+        "baselines": {
+            "ignores input": mean_image_mse(train_u, test_u),
+            "linear": vandermonde_baseline(test_u, N, seed=baseline_seed),
+        },
+        "wall_s": wall,
+    }
+    return row | {"run": run} if keep_run else row
+
+
+def fig4_orderings(
+    error: Mapping[tuple[str, int], float],
+    Ns: Sequence[int],
+    *,
+    step: float,
+    small: float,
+    tenfold: float = 10.0,
+) -> dict[str, bool]:
+    """The paper's orderings for one data set; ``error[(head, N)]`` for both heads, every ``N``.
+
+    ``falls``: for each head, every next (larger) ``N`` lowers the error by a factor ``>= step``;
+    ``mlp_small``: at the smallest ``N``, linear / MLP ``>= small``; ``linear_large``: at the
+    largest ``N``, linear ``<=`` MLP; ``tenfold``: the better head at the largest ``N`` is
+    ``>= tenfold`` times below the better head at the smallest ``N``.
+    """
+    Ns = sorted(positive_int("N", N) for N in Ns)
+    if len(Ns) < 2:
+        raise ValueError(f"need at least two state sizes, got {Ns}")
+    step, small = positive_number("step", step), positive_number("small", small)
+    tenfold = positive_number("tenfold", tenfold)
+    missing = [(h, N) for h in HEADS for N in Ns if (h, N) not in error]
+    if missing:
+        raise ValueError(f"error lacks cells {missing}")
+    e = {h: np.array([float(error[h, N]) for N in Ns]) for h in HEADS}
+    lo, hi = Ns[0], Ns[-1]
+    return {
+        "falls": bool(all(np.all(e[h][:-1] >= step * e[h][1:]) for h in HEADS)),
+        "mlp_small": bool(error["linear", lo] >= small * error["MLP", lo]),
+        "linear_large": bool(error["linear", hi] <= error["MLP", hi]),
+        "tenfold": bool(
+            tenfold * min(error["linear", hi], error["MLP", hi])
+            <= min(error["linear", lo], error["MLP", lo])
+        ),
+    }
+
+
+def load_fig4_results(path: str | Path) -> dict[str, Any]:
+    """Read ``results/orvieto_fig4_*.json`` (written by ``scripts/reconstruction_cpu_runs.py``):
+    the format of :func:`lrnn_core.orvieto.ode_experiments.load_paper_results`, and every row
+    names its ``data``, ``N``, ``head`` and both baselines. ValueError otherwise."""
+    from lrnn_core.orvieto.ode_experiments import load_paper_results
+
+    data = load_paper_results(path)
+    for i, row in enumerate(data["rows"]):
+        need = {"data", "N", "head", "baselines", "train_mse", "test_mse"}
+        if not need <= set(row):
+            raise ValueError(f"{path}: row {i} lacks {sorted(need - set(row))}")
+        if not {"ignores input", "linear"} <= set(row["baselines"]):
+            raise ValueError(f"{path}: row {i} lacks a baseline")
+    return data
+
+
+def save_results(path: str | Path, provenance: Mapping[str, Any], rows: list[dict]) -> None:
+    """Write ``{"provenance": ..., "rows": ...}`` to ``path`` (indented JSON)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps({"provenance": dict(provenance), "rows": rows}, indent=1))

@@ -1,0 +1,108 @@
+import json
+
+import numpy as np
+import pytest
+
+from lrnn_core.orvieto.reconstruction_experiments import (
+    fig4_cell,
+    fig4_orderings,
+    load_fig4_results,
+    mean_image_mse,
+    save_results,
+    vandermonde_baseline,
+)
+
+
+def test_mean_image_mse_is_the_explicit_sum():
+    rng = np.random.default_rng(0)
+    train, test = rng.random((50, 7)), rng.random((9, 7))
+    expected = sum(((train.mean(0) - t) ** 2).sum() for t in test) / (9 * 7)
+    assert mean_image_mse(train, test) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="lengths differ"):
+        mean_image_mse(train, test[:, :5])
+    with pytest.raises(ValueError, match="test_u"):
+        mean_image_mse(train, np.full((2, 7), np.nan))
+
+
+def test_vandermonde_baseline_is_exact_at_n_at_least_l_and_not_below():
+    rng = np.random.default_rng(1)
+    u = rng.random((20, 12))
+    assert vandermonde_baseline(u, 16, seed=0) < 1e-16
+    small = vandermonde_baseline(u, 3, seed=0)
+    assert small > 0.05  # 3 complex states cannot hold 12 random values
+    with pytest.raises(ValueError):
+        vandermonde_baseline(u, 0, seed=0)
+
+
+def _errors(lin, mlp, Ns=(64, 256, 1024)):
+    return {("linear", N): a for N, a in zip(Ns, lin, strict=True)} | {
+        ("MLP", N): b for N, b in zip(Ns, mlp, strict=True)
+    }
+
+
+def test_orderings_on_hand_made_numbers():
+    kw = dict(step=1.25, small=1.25, tenfold=10.0)
+    paper_like = _errors([0.05, 0.01, 1e-4], [0.02, 0.005, 2e-4])
+    assert fig4_orderings(paper_like, [64, 256, 1024], **kw) == {
+        "falls": True,
+        "mlp_small": True,
+        "linear_large": True,
+        "tenfold": True,
+    }
+    # each negation is caught by its own flag
+    flat = _errors([0.05, 0.045, 1e-4], [0.02, 0.005, 2e-4])  # linear falls by only 1.1x
+    assert not fig4_orderings(flat, [64, 256, 1024], **kw)["falls"]
+    close = _errors([0.024, 0.01, 1e-4], [0.02, 0.005, 2e-4])  # ratio 1.2 < 1.25
+    assert not fig4_orderings(close, [64, 256, 1024], **kw)["mlp_small"]
+    mlp_wins = _errors([0.05, 0.01, 3e-4], [0.02, 0.005, 2e-4])
+    assert not fig4_orderings(mlp_wins, [64, 256, 1024], **kw)["linear_large"]
+    shallow = _errors([0.05, 0.01, 4e-3], [0.02, 0.005, 3e-3])  # 0.02 / 0.003 < 10
+    assert not fig4_orderings(shallow, [64, 256, 1024], **kw)["tenfold"]
+    # the input-ignoring control: the same error at every N
+    constant = _errors([0.06] * 3, [0.06] * 3)
+    out = fig4_orderings(constant, [64, 256, 1024], **kw)
+    assert not out["falls"] and not out["tenfold"] and not out["mlp_small"]
+
+
+def test_orderings_reject_bad_input():
+    with pytest.raises(ValueError, match="lacks"):
+        fig4_orderings({("linear", 64): 1.0}, [64, 256], step=1.25, small=1.25)
+    with pytest.raises(ValueError, match="two state sizes"):
+        fig4_orderings({}, [64], step=1.25, small=1.25)
+
+
+def test_fig4_cell_numbers_and_baselines():
+    rng = np.random.default_rng(2)
+    train, test = rng.random((64, 16)), rng.random((16, 16))
+    row = fig4_cell(
+        train, test, 4, "linear", width=8, epochs=2, lr=1e-2, batch_size=16, seeds=[0, 1],
+        baseline_seed=5,
+    )  # fmt: skip
+    assert row["best"] == min(row["test_mse"]) and row["max"] == max(row["test_mse"])
+    assert row["median"] == pytest.approx(np.median(row["test_mse"]))
+    assert row["baselines"] == {
+        "ignores input": mean_image_mse(train, test),
+        "linear": vandermonde_baseline(test, 4, seed=5),
+    }
+    assert "run" not in row and row["N"] == 4 and row["head"] == "linear"
+    with pytest.raises(ValueError, match="head"):
+        fig4_cell(train, test, 4, "cnn", width=8, epochs=1, lr=1e-2, batch_size=16,
+                  seeds=[0], baseline_seed=5)  # fmt: skip
+
+
+def test_results_file_round_trip_and_missing_fields(tmp_path):
+    prov = {"commit": "abc", "command": "x", "device": "cpu", "jax_version": "0"}
+    prov |= {"seeds": [0], "wall_s": 1.0}
+    row = {"claim": "Orvieto Fig 4", "commit": "abc", "best": 1, "median": 1, "min": 1}
+    row |= {"max": 1, "data": "MNIST", "N": 64, "head": "MLP", "train_mse": [1]}
+    row |= {"test_mse": [1], "baselines": {"ignores input": 2, "linear": 3}}
+    path = tmp_path / "r.json"
+    save_results(path, prov, [row])
+    assert load_fig4_results(path)["rows"] == [row]
+    path.write_text(json.dumps({"provenance": prov, "rows": [row | {"baselines": {}}]}))
+    with pytest.raises(ValueError, match="baseline"):
+        load_fig4_results(path)
+    bad = {k: v for k, v in row.items() if k != "head"}
+    path.write_text(json.dumps({"provenance": prov, "rows": [bad]}))
+    with pytest.raises(ValueError, match="head"):
+        load_fig4_results(path)
