@@ -132,3 +132,14 @@ def test_separated_needs_every_draw_below_every_other():
         separated(worse, np.array([np.nan]))
     with pytest.raises(ValueError, match="at least one draw"):
         separated(worse, np.array([]))
+
+
+def test_falls_to_rounding_level_is_a_fall():
+    """A last cell at rounding level spread over decades: the t-test on logs may not resolve
+    it, every draw below every first draw does; equal cells (the negation) do not fall."""
+    from lrnn_core.orvieto.conditioning_checks import falls
+
+    to_rounding = np.array([[0.09, 0.1, 0.11, 0.1, 0.095], [1e-25, 1e-13, 1e-20, 1e-14, 1e-30]])
+    assert falls(to_rounding)
+    assert not falls(np.array([[0.1, 0.11, 0.09], [0.1, 0.11, 0.09]]))
+    assert not falls(to_rounding[::-1])

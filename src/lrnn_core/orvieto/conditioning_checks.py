@@ -127,12 +127,17 @@ def step_verdicts(
 
 
 def falls(values: Float[ArrayLike, "K D"], *, alpha: float = ALPHA, cap: float = np.inf) -> bool:
-    """A curve over ``K`` cells *falls*: no step rises significantly and the last cell lies
-    significantly below the first (:func:`compare`)."""
+    """A curve over ``K`` cells *falls*: no step rises significantly (:func:`compare`) and the
+    last cell lies below the first, significantly (:func:`compare`) or draw by draw
+    (:func:`separated`, which keeps its power when the last cell is at rounding level and its
+    logarithms spread over decades); values are capped at ``cap`` first."""
     values = as_float64("values", values)
     steps = step_verdicts(values, alpha=alpha, cap=cap)
-    end = compare(values[0], values[-1], alpha=alpha, cap=cap)
-    return bool(np.all(steps >= 0) and end == 1)
+    capped = np.minimum(values, cap)
+    end = compare(values[0], values[-1], alpha=alpha, cap=cap) == 1 or separated(
+        capped[0], capped[-1]
+    )
+    return bool(np.all(steps >= 0) and end)
 
 
 @dataclass(frozen=True)
