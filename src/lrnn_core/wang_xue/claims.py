@@ -6,7 +6,7 @@ words). Each chapter applies the same function to its models and to a negative c
   ``h_k = Lam h_{k-1} + B z_k``, ``z'_k = sigma(C h_k + b)`` with ``b = 0``, ``sigma(0) = 0``,
   ``sigma`` Lipschitz with constant ``K_sigma`` and ``|Lam_ii| <= r_l < 1``, read by
   ``y_k = W z^D_k``, the Heaviside increments ``d^l_k = z^l_k - z^l_{k-1}`` (``z_{-1} = 0``) obey
-  the induction of Props. 3.11-3.12:
+  the induction of Props. 3.11-3.12::
 
       |d^0_k| = |x| [k = 0],
       ||d^l_k|| <= K_sigma ||C_l|| ||B_l|| sum_{j=0}^{k} r_l^j ||d^{l-1}_{k-j}||,
