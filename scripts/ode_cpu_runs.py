@@ -132,6 +132,7 @@ def main() -> None:
         "amplitude": AMPLITUDE,
         "output_scale": OUTPUT_SCALE,
         "max_phase": PHASE,
+        "scan_method": CPU_PLAN.scan_method,
         "r_min": 0.999,
         "r_max": 1.0,
         "data_seed": DATA_SEED,

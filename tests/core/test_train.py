@@ -1,6 +1,8 @@
 """The one training loop: hand-computed optax steps, vmap over runs equals separate runs, early
 stopping, epochs of shuffled batches, the NNX adapter fits a tiny task and is reproducible."""
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -369,3 +371,40 @@ def test_lru_optimizer_groups_and_cosine_schedule_by_hand():
         expected = kernel - rate(lr) * (np.sign(grads["decoder"]["kernel"]) + wd * kernel)
         np.testing.assert_allclose(new["decoder"]["kernel"], expected, rtol=1e-5)
         p = new
+
+
+def test_a_diverging_run_warns_and_names_itself():
+    """SGD at rate 1e12 on the quadratic overflows to inf/NaN: the run says so (a warning naming
+    run 1 and its first non-finite step); the stable run beside it is not named."""
+    a, target = jnp.array([1.0, 4.0]), jnp.array([2.0, -1.0])
+    params = {"w": jnp.zeros((2, 2))}  # two runs
+    rates = optax.inject_hyperparams(optax.sgd)(learning_rate=0.1)
+    opt_state = jax.vmap(rates.init)(params)
+    opt_state.hyperparams["learning_rate"] = jnp.array([0.1, 1e12])
+    with pytest.warns(RuntimeWarning, match=r"1 of 2 runs became non-finite \(run: first step \{1: "):
+        result = train_params(
+            quadratic,
+            params,
+            lambda s, t: (a, target),
+            jnp.zeros(2),
+            steps=40,
+            optimizer=rates,
+            opt_state=opt_state,
+            progress=False,
+        )
+    assert np.all(np.isfinite(result.losses[0])) and not np.all(np.isfinite(result.losses[1]))
+
+
+def test_a_stable_run_does_not_warn():
+    a, target = jnp.array([1.0, 4.0]), jnp.array([2.0, -1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        train_params(
+            quadratic,
+            {"w": jnp.zeros((1, 2))},
+            lambda s, t: (a, target),
+            jnp.zeros(1),
+            steps=5,
+            optimizer=optax.sgd(0.1),
+            progress=False,
+        )

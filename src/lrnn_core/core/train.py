@@ -26,6 +26,7 @@ Every caller gets the same :class:`TrainResult`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,7 @@ __all__ = [
     "mse_loss",
     "train",
     "train_params",
+    "warn_if_diverged",
 ]
 
 Batch = Any
@@ -178,6 +180,21 @@ def epoch_indices(
     return jax.lax.dynamic_slice(order, (i * batch_size,), (batch_size,))
 
 
+def warn_if_diverged(losses: Float[np.ndarray, "R steps"], desc: str) -> None:
+    """A ``RuntimeWarning`` naming the runs (rows of ``losses``) whose training loss became
+    non-finite, and the first such step of each: a diverged run is never silent."""
+    bad = ~np.isfinite(losses)
+    runs = np.flatnonzero(bad.any(axis=1))
+    if runs.size:
+        first = {int(r): int(np.argmax(bad[r])) for r in runs}
+        warnings.warn(
+            f"{desc}: the training loss of {runs.size} of {len(losses)} runs became "
+            f"non-finite (run: first step {first}); lower the learning rate",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
 def train_params(
     loss: Callable[..., Float[Array, ""]],
     params: Params,
@@ -286,9 +303,11 @@ def train_params(
             if stop_below is not None and np.all(means[-1] <= stop_below) and r < rounds - 1:
                 stopped = True
                 break
+    losses = np.concatenate(losses, axis=1)
+    warn_if_diverged(losses, desc)
     return TrainResult(
         params=params,
-        losses=np.concatenate(losses, axis=1),
+        losses=losses,
         round_losses=np.stack(means, axis=1),
         eval_losses=np.stack(evals, axis=1) if evals else None,
         steps_per_round=steps_per_round,
