@@ -41,3 +41,17 @@ def test_readme_scripts_exist_and_use_the_pinned_requirements() -> None:
         assert pins and all("==" in line for line in pins), (
             f"every requirement in {name} must be pinned exactly"
         )
+
+
+def test_adding_a_chapter_names_files_and_tests_that_exist() -> None:
+    """The README's "Adding a chapter" table: every concrete path it names exists (templates
+    with <...> aside), and every check it cites is a test file of this repository."""
+    text = (ROOT / "README.md").read_text()
+    section = re.search(r"^## Adding a chapter\n(.*?)^\*\*Colab check", text, re.S | re.M)
+    assert section, "README has no 'Adding a chapter' section"
+    paths = set(re.findall(r"`([\w./-]+)`", section.group(1)))
+    concrete = {p for p in paths if "/" in p or p.endswith((".yml", ".csv"))}
+    missing = sorted(p for p in concrete if not (ROOT / p).exists())
+    assert not missing, missing
+    tests = {p for p in concrete if p.startswith("tests/")}
+    assert len(tests) >= 6, tests

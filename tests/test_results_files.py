@@ -74,6 +74,7 @@ def test_stored_cpu_run_is_the_library_plan_and_complete():
     assert prov["sizes"] == {s: getattr(CPU_PLAN, s)._asdict() for s in ("PT", "LV", "LZ")}
     assert prov["amplitude"] == AMPLITUDE and prov["max_phase"] == PHASE
     assert prov["seeds"] == list(CPU_PLAN.seeds) and prov["lrs"] == list(CPU_PLAN.lrs)
+    assert prov["scan_method"] == CPU_PLAN.scan_method
     want = {(key, m) for key, (_, _, _, modes) in EXPERIMENTS.items() for m in modes}
     assert {(r["experiment"], r["trained_lambda"]) for r in data["rows"]} == want
     for row in data["rows"]:

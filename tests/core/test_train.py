@@ -11,7 +11,15 @@ import pytest
 from flax import nnx
 
 from lrnn_core.core.lru import LRUModel
-from lrnn_core.core.train import epoch_indices, lru_optimizer, mse_loss, train, train_params
+from lrnn_core.core.train import (
+    epoch_indices,
+    lru_optimizer,
+    mse_loss,
+    named_in,
+    stack_models,
+    train,
+    train_params,
+)
 
 L, STEPS = 16, 300
 
@@ -183,23 +191,31 @@ def test_loop_matches_hand_computed_sgd_and_adam_steps():
     np.testing.assert_allclose(adam.params["w"][0], w, rtol=1e-4)
 
 
+def sgd_per_run(rates: tuple[float, ...], steps: int):
+    """Train the quadratic from w = 0, one run per SGD rate (injected per run via opt_state)."""
+    a, target = jnp.array([1.0, 4.0]), jnp.array([2.0, -1.0])
+    params = {"w": jnp.zeros((len(rates), 2))}
+    tx = optax.inject_hyperparams(optax.sgd)(learning_rate=0.0)
+    opt_state = jax.vmap(tx.init)(params)
+    opt_state.hyperparams["learning_rate"] = jnp.array(rates)
+    return train_params(
+        quadratic,
+        params,
+        lambda s, t: (a, target),
+        jnp.zeros(len(rates)),
+        steps=steps,
+        optimizer=tx,
+        opt_state=opt_state,
+        progress=False,
+    )
+
+
 def test_opt_state_gives_each_run_its_own_learning_rate():
     """Two runs, SGD rates 0.1 and 0.2 injected per run: each shrinks w - target as by hand."""
     a, target = jnp.array([1.0, 4.0]), jnp.array([2.0, -1.0])
     params = {"w": jnp.zeros((2, 2))}
     tx = optax.inject_hyperparams(optax.sgd)(learning_rate=0.0)
-    opt_state = jax.vmap(tx.init)(params)
-    opt_state.hyperparams["learning_rate"] = jnp.array([0.1, 0.2])
-    result = train_params(
-        quadratic,
-        params,
-        lambda s, t: (a, target),
-        jnp.zeros(2),
-        steps=3,
-        optimizer=tx,
-        opt_state=opt_state,
-        progress=False,
-    )
+    result = sgd_per_run((0.1, 0.2), steps=3)
     for run, lr in enumerate((0.1, 0.2)):
         gap = np.array([-2.0, 1.0]) * (1 - lr * np.array([1.0, 4.0])) ** 3
         np.testing.assert_allclose(result.params["w"][run], np.array([2.0, -1.0]) + gap, rtol=1e-5)
@@ -376,35 +392,43 @@ def test_lru_optimizer_groups_and_cosine_schedule_by_hand():
 def test_a_diverging_run_warns_and_names_itself():
     """SGD at rate 1e12 on the quadratic overflows to inf/NaN: the run says so (a warning naming
     run 1 and its first non-finite step); the stable run beside it is not named."""
-    a, target = jnp.array([1.0, 4.0]), jnp.array([2.0, -1.0])
-    params = {"w": jnp.zeros((2, 2))}  # two runs
-    rates = optax.inject_hyperparams(optax.sgd)(learning_rate=0.1)
-    opt_state = jax.vmap(rates.init)(params)
-    opt_state.hyperparams["learning_rate"] = jnp.array([0.1, 1e12])
-    with pytest.warns(RuntimeWarning, match=r"1 of 2 runs became non-finite \(run: first step \{1: "):
-        result = train_params(
-            quadratic,
-            params,
-            lambda s, t: (a, target),
-            jnp.zeros(2),
-            steps=40,
-            optimizer=rates,
-            opt_state=opt_state,
-            progress=False,
-        )
+    with pytest.warns(
+        RuntimeWarning, match=r"1 of 2 runs became non-finite \(run: first step \{1: "
+    ):
+        result = sgd_per_run((0.1, 1e12), steps=40)
     assert np.all(np.isfinite(result.losses[0])) and not np.all(np.isfinite(result.losses[1]))
 
 
 def test_a_stable_run_does_not_warn():
-    a, target = jnp.array([1.0, 4.0]), jnp.array([2.0, -1.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        train_params(
-            quadratic,
-            {"w": jnp.zeros((1, 2))},
-            lambda s, t: (a, target),
-            jnp.zeros(1),
-            steps=5,
-            optimizer=optax.sgd(0.1),
-            progress=False,
-        )
+        result = sgd_per_run((0.1,), steps=5)
+    assert np.all(np.isfinite(result.losses))
+
+
+def test_named_in_marks_the_leaves_whose_path_names_a_parameter():
+    model = LRUModel(1, 3, 1, hidden=(4,), rngs=nnx.Rngs(0))
+    params = nnx.state(model, nnx.Param)
+    mask = named_in(params, frozenset({"nu_log", "theta_log"}))
+    marked = {
+        ".".join(str(getattr(k, "key", getattr(k, "name", k))) for k in path[:2])
+        for path, leaf in jax.tree_util.tree_leaves_with_path(mask)
+        if leaf
+    }
+    assert marked == {"lru.nu_log", "lru.theta_log"}
+    assert len(jax.tree.leaves(mask)) > 2  # the other parameters are there, unmarked
+
+
+def test_stack_models_stacks_each_seed_as_it_was_built_and_refuses_two_structures():
+    models = [LRUModel(1, 3, 1, rngs=nnx.Rngs(s)) for s in (4, 5)]
+    graphdef, params, _ = stack_models(models)
+    for run, model in enumerate(models):
+        again = nnx.merge(graphdef, jax.tree.map(lambda a, r=run: a[r], params), _first(models))
+        u = jnp.linspace(-1.0, 1.0, 8)[:, None]
+        np.testing.assert_array_equal(again(u), model(u))
+    with pytest.raises(ValueError, match="same structure"):
+        stack_models([models[0], LRUModel(1, 4, 1, rngs=nnx.Rngs(0))])
+
+
+def _first(models):
+    return nnx.split(models[0], nnx.Param, ...)[2]

@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 
-from lrnn_core.orvieto.width import readout_row, ring_eigenvalues, smallest_width, width_task
+from lrnn_core.orvieto.width import readout_row, scaled_roots_of_unity, smallest_width, width_task
 
 
 def test_readout_row_norm_is_closed_form():
     # V_L = F diag(r^m) with F^H F = N I, so row m of V_L^+ has norm r^-m / sqrt(N)
     N, r = 8, 0.7
-    lam = ring_eigenvalues(N, r)
+    lam = scaled_roots_of_unity(N, r)
     for lag in range(N):
         norm = np.linalg.norm(readout_row(lam, N, lag))
         assert norm == pytest.approx(r**-lag / np.sqrt(N), rel=1e-12)
@@ -15,12 +15,12 @@ def test_readout_row_norm_is_closed_form():
 
 def test_target_is_f_of_recovered_token():
     N, lag = 8, 5
-    task = width_task(ring_eigenvalues(N, 0.8), N, lag, 64, frequency=3.0, seed=0)
+    task = width_task(scaled_roots_of_unity(N, 0.8), N, lag, 64, frequency=3.0, seed=0)
     recovered = task.states @ task.omega
     np.testing.assert_allclose(recovered.imag, 0, atol=1e-12)
     np.testing.assert_allclose(np.sin(3.0 * recovered.real)[:, None], task.targets, atol=1e-12)
     # the states are eq. (3): x_L = sum_m lam^m u_{L-m}
-    lam = ring_eigenvalues(N, 0.8)
+    lam = scaled_roots_of_unity(N, 0.8)
     expected = task.tokens[:, ::-1] @ (lam[None, :] ** np.arange(N)[:, None])
     np.testing.assert_allclose(task.states, expected, atol=1e-12)
 
@@ -29,6 +29,6 @@ def test_smallest_width():
     assert smallest_width([2, 8, 32], np.array([0.3, 0.004, 0.001]), 0.005) == 8
     assert smallest_width([2, 8], np.array([0.3, 0.1]), 0.005) == np.inf
     with pytest.raises(ValueError, match="radius"):
-        ring_eigenvalues(4, 1.5)
+        scaled_roots_of_unity(4, 1.5)
     with pytest.raises(ValueError, match="lag"):
-        readout_row(ring_eigenvalues(4, 0.5), 4, 4)
+        readout_row(scaled_roots_of_unity(4, 0.5), 4, 4)

@@ -25,8 +25,8 @@ Every caller gets the same :class:`TrainResult`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,8 @@ __all__ = [
     "epoch_indices",
     "lru_optimizer",
     "mse_loss",
+    "named_in",
+    "stack_models",
     "train",
     "train_params",
     "warn_if_diverged",
@@ -122,6 +124,29 @@ class TrainResult:
         return nnx.merge(self.graphdef, params, state)
 
 
+def named_in(params: Params, names: frozenset[str]) -> Params:
+    """A pytree like ``params`` holding, per leaf, whether its path names one of ``names`` (an
+    NNX parameter such as ``nu_log`` anywhere in the model): the mask of optax transforms."""
+
+    def named(path: tuple, _: Any) -> bool:
+        return bool({getattr(k, "key", getattr(k, "name", None)) for k in path} & names)
+
+    return jax.tree_util.tree_map_with_path(named, params)
+
+
+def stack_models(models: Sequence[nnx.Module]) -> tuple[nnx.GraphDef, Params, Any]:
+    """``nnx.split`` each model into (graph, ``nnx.Param`` state, other state) and stack the two
+    states along a new leading run axis: the form :func:`train_params` trains. Every model must
+    have the same structure (one graph for all runs)."""
+    if not models:
+        raise ValueError("models must not be empty")
+    graphdefs, params, rests = zip(*(nnx.split(m, nnx.Param, ...) for m in models), strict=True)
+    if any(g != graphdefs[0] for g in graphdefs):
+        raise ValueError("every model must have the same structure (one graph for all runs)")
+    stack = lambda *leaves: jnp.stack(leaves)  # noqa: E731
+    return graphdefs[0], jax.tree.map(stack, *params), jax.tree.map(stack, *rests)
+
+
 def lru_optimizer(
     steps: int,
     *,
@@ -148,11 +173,8 @@ def lru_optimizer(
         return optax.cosine_decay_schedule(peak, steps, alpha=min(lr_min / peak, 1.0))
 
     def labels(params: Params) -> Params:
-        def label(path: tuple, _: Any) -> str:
-            names = {getattr(k, "key", getattr(k, "name", None)) for k in path}
-            return "recurrent" if names & RECURRENT_PARAMS else "rest"
-
-        return jax.tree_util.tree_map_with_path(label, params)
+        recurrent = named_in(params, RECURRENT_PARAMS)
+        return jax.tree.map(lambda r: "recurrent" if r else "rest", recurrent)
 
     return optax.multi_transform(
         {
@@ -346,18 +368,14 @@ def train(
         raise TypeError(f"make_model must be callable, got {type(make_model).__name__}")
     sample = data if callable(data) else (lambda key: data)
 
-    def init(s: int):
-        init_key, data_key = jax.random.split(jax.random.key(s))
-        graphdef, params, rest = nnx.split(make_model(nnx.Rngs(init_key)), nnx.Param, ...)
-        return graphdef, (params, rest, data_key)
-
     # Initialise seed by seed (eagerly, so a seed's model does not depend on the other seeds), then
     # stack along a new leading axis.
-    graphdefs, states = zip(*(init(s) for s in seeds), strict=True)
-    graphdef = graphdefs[0]
-    if any(g != graphdef for g in graphdefs):
-        raise ValueError("make_model must build the same model structure for every seed")
-    params, rest, data_keys = jax.tree.map(lambda *leaves: jnp.stack(leaves), *states)
+    init_keys, data_keys = zip(*(jax.random.split(jax.random.key(s)) for s in seeds), strict=True)
+    try:
+        graphdef, params, rest = stack_models([make_model(nnx.Rngs(k)) for k in init_keys])
+    except ValueError as err:
+        raise ValueError("make_model must build the same model structure for every seed") from err
+    data_keys = jnp.stack(data_keys)
 
     def loss(p, r, batch):
         model = nnx.merge(graphdef, p, r)

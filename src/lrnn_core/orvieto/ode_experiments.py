@@ -33,11 +33,10 @@ from flax import nnx
 from jax.sharding import NamedSharding, PartitionSpec
 from jaxtyping import Array, ArrayLike, Complex, Float
 
-from lrnn_core.bookkit.benchmark import time_call
 from lrnn_core.core.baselines import causal_filter, causal_filter_mse, ignores_input_mse
 from lrnn_core.core.eigenvalues import TWO_PI
 from lrnn_core.core.lru import LRUModel
-from lrnn_core.core.train import epoch_indices, train_params
+from lrnn_core.core.train import epoch_indices, named_in, stack_models, train_params
 from lrnn_core.core.validate import (
     as_float64,
     check_choice,
@@ -71,12 +70,13 @@ __all__ = [
     "lobe_change_share",
     "make_dataset",
     "make_model",
+    "model_mse",
     "nonlinearity",
     "perturbed_outputs",
     "relative_change",
     "run_plan",
     "sweep",
-    "time_train_step",
+    "with_constant",
 ]
 
 #: Input amplitude (expected RMS of ``v``, :func:`lrnn_core.orvieto.odes.low_frequency_inputs`)
@@ -188,7 +188,7 @@ def make_model(config: ModelConfig, rngs: nnx.Rngs) -> LRUModel:
     )
 
 
-def _with_constant(v: Array) -> Array:
+def with_constant(v: Array) -> Array:
     """``[v_k, 1]``, shape ``(..., L, 2)``."""
     return jnp.stack([v, jnp.ones_like(v)], axis=-1)
 
@@ -201,11 +201,7 @@ def _optimizer(steps: int) -> optax.GradientTransformation:
     result; the LRU code base anneals on a cosine too.)"""
     steps = positive_int("steps", steps)
 
-    def recurrent(params: Any) -> Any:
-        def is_lambda(path: tuple, _: Any) -> bool:
-            return bool({getattr(k, "key", getattr(k, "name", None)) for k in path} & _FROZEN)
-
-        return jax.tree_util.tree_map_with_path(is_lambda, params)
+    recurrent = partial(named_in, names=_FROZEN)
 
     def make(learning_rate: float, train_lambda: float) -> optax.GradientTransformation:
         return optax.chain(
@@ -278,17 +274,17 @@ class Sweep(NamedTuple):
     def predict(self, v: Float[ArrayLike, "n L"], mode: int) -> np.ndarray:
         """Predictions of the best run of ``mode`` for inputs ``v`` ``(n, L)``."""
         model = self.model(*self.best(mode), mode)
-        return np.asarray(model(_with_constant(jnp.asarray(v, jnp.float32)))[..., 0])
+        return np.asarray(model(with_constant(jnp.asarray(v, jnp.float32)))[..., 0])
 
     def eigenvalues(self, mode: int) -> Complex[np.ndarray, " N"]:
         """The eigenvalues ``lambda`` of the best run of ``mode``."""
         return np.asarray(self.model(*self.best(mode), mode).lru.eigenvalues())
 
 
-def _mse(graphdef: Any, rest: Any, params: Any, v: Array, y: Array) -> Array:
+def model_mse(graphdef: Any, rest: Any, params: Any, v: Array, y: Array) -> Array:
     """``mean((f(v) - y)^2)`` of the model ``(graphdef, params, rest)``."""
     model = nnx.merge(graphdef, params, rest)
-    return jnp.mean((model(_with_constant(v))[..., 0] - y) ** 2)
+    return jnp.mean((model(with_constant(v))[..., 0] - y) ** 2)
 
 
 def sweep(
@@ -325,13 +321,11 @@ def sweep(
     if batch_size > n_train:
         raise ValueError(f"batch_size={batch_size} exceeds the {n_train} training sequences")
     start = time.perf_counter()
-    split = [nnx.split(make_model(config, nnx.Rngs(s)), nnx.Param, ...) for s in seeds]
-    graphdef, rest = split[0][0], split[0][2]
+    graphdef, params, rest = stack_models([make_model(config, nnx.Rngs(s)) for s in seeds])
+    rest = jax.tree.map(lambda a: a[0], rest)  # not trained: one copy serves every run
     shape = (len(seeds), len(lrs), len(modes))
     per_seed = len(lrs) * len(modes)
-    params = jax.tree.map(
-        lambda *a: jnp.repeat(jnp.stack(a), per_seed, axis=0), *(p for _, p, _ in split)
-    )
+    params = jax.tree.map(lambda a: jnp.repeat(a, per_seed, axis=0), params)
     keys = jnp.repeat(jnp.stack([jax.random.key(s) for s in seeds]), per_seed, axis=0)
     per_epoch = n_train // batch_size
     tx = _optimizer(epochs * per_epoch)
@@ -348,7 +342,7 @@ def sweep(
         return v_train[idx], y_train[idx]
 
     result = train_params(
-        lambda p, batch: _mse(graphdef, rest, p, *batch),
+        lambda p, batch: model_mse(graphdef, rest, p, *batch),
         params,
         batch_at,
         keys,
@@ -377,7 +371,7 @@ def sweep(
 def _test_mse(graphdef, rest, params, v, y, chunk: int) -> np.ndarray:
     """Test MSE of every run (leading axis of ``params``), ``chunk`` sequences at a time."""
     chunk = math.gcd(positive_int("test_chunk", chunk), len(v))
-    mse = jax.jit(jax.vmap(partial(_mse, graphdef, rest), in_axes=(0, None, None)))
+    mse = jax.jit(jax.vmap(partial(model_mse, graphdef, rest), in_axes=(0, None, None)))
     parts = [mse(params, v[i : i + chunk], y[i : i + chunk]) for i in range(0, len(v), chunk)]
     return np.mean(np.stack(parts), axis=0)
 
@@ -599,73 +593,6 @@ def nonlinearity(
     second = np.linalg.norm(y2 - 2 * y1 + y0) / np.linalg.norm(2 * (y1 - y0))
     share = np.mean((y1 - y1.mean(axis=0)) ** 2) / np.mean((y1 - y1.mean()) ** 2)
     return float(second), float(share)
-
-
-def _plain_model(n_state: int, hidden: int, key: Array) -> dict[str, Array]:
-    """Parameters of the obvious LRU + readout written by hand (for :func:`time_train_step`)."""
-    k = jax.random.split(key, 6)
-    width = 2 * n_state
-    p = {
-        "nu": jnp.full((n_state,), -6.0),
-        "theta": jax.random.uniform(k[0], (n_state,)),
-        "B_re": jax.random.normal(k[1], (n_state, 2)) / 2,
-        "B_im": jax.random.normal(k[2], (n_state, 2)) / 2,
-    }
-    if hidden:
-        p["W1"] = jax.random.normal(k[3], (width, hidden)) / np.sqrt(width)
-        p["b1"] = jnp.zeros(hidden)
-        width = hidden
-    p["W2"] = jax.random.normal(k[4], (width, 1)) / np.sqrt(width)
-    p["b2"] = jnp.zeros(1)
-    return p
-
-
-def _plain_forward(p: dict[str, Array], v: Array) -> Array:
-    """``x_k = lambda x_{k-1} + gamma B [v_k, 1]`` by ``lax.scan`` over time, then the readout."""
-    lam = jnp.exp(-jnp.exp(p["nu"]) + 1j * jnp.exp(p["theta"]))
-    gamma = jnp.sqrt(1 - jnp.abs(lam) ** 2)
-    Bu = jnp.einsum("blm,nm->lbn", _with_constant(v), p["B_re"] + 1j * p["B_im"]) * gamma
-
-    def step(x, bu):
-        x = lam * x + bu
-        return x, x
-
-    _, xs = jax.lax.scan(step, jnp.zeros(Bu.shape[1:], Bu.dtype), Bu)
-    h = jnp.concatenate([xs.real, xs.imag], axis=-1)
-    if "W1" in p:
-        h = jax.nn.relu(h @ p["W1"] + p["b1"])
-    return jnp.swapaxes((h @ p["W2"] + p["b2"])[..., 0], 0, 1)
-
-
-def time_train_step(
-    config: ModelConfig, batch_size: int, L: int, *, repeats: int = 5, seed: int = 0
-) -> tuple[float, float]:
-    """Median seconds of one jitted Adam step of ``config`` on a ``(batch_size, L)`` batch: the
-    library's (``LRUModel``, :func:`lrnn_core.core.scan.linear_scan` ``auto``) and a plain
-    ``lax.scan`` LRU with the same readout written the obvious way. Returns ``(ours, plain)``."""
-    batch_size, L = positive_int("batch_size", batch_size), positive_int("L", L)
-    repeats = positive_int("repeats", repeats)
-    rng = np.random.default_rng(seed)
-    v = jnp.asarray(rng.standard_normal((batch_size, L)), jnp.float32)
-    y = jnp.asarray(rng.standard_normal((batch_size, L)), jnp.float32)
-    tx = optax.adam(1e-3)
-
-    def stepper(loss):
-        @jax.jit
-        def step(p, s):
-            g = jax.grad(loss)(p, v, y)
-            updates, s = tx.update(g, s, p)
-            return optax.apply_updates(p, updates), s
-
-        return step
-
-    graphdef, params, rest = nnx.split(make_model(config, nnx.Rngs(seed)), nnx.Param, ...)
-    ours = stepper(partial(_mse, graphdef, rest))
-    plain_p = _plain_model(config.n_state, config.hidden, jax.random.key(seed))
-    plain = stepper(lambda p, v, y: jnp.mean((_plain_forward(p, v) - y) ** 2))
-    t_ours, _ = time_call(ours, (params, tx.init(params)), repeats)
-    t_plain, _ = time_call(plain, (plain_p, tx.init(plain_p)), repeats)
-    return t_ours, t_plain
 
 
 def load_paper_results(path: str | Path) -> dict[str, Any]:

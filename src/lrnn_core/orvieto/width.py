@@ -30,7 +30,7 @@ from lrnn_core.orvieto.memorisation import PrefixInverse, rnn_states
 __all__ = [
     "WidthTask",
     "readout_row",
-    "ring_eigenvalues",
+    "scaled_roots_of_unity",
     "smallest_width",
     "width_errors",
     "width_task",
@@ -47,7 +47,7 @@ class WidthTask(NamedTuple):
     omega: Complex[np.ndarray, " N"]
 
 
-def ring_eigenvalues(N: int, radius: float) -> Complex[np.ndarray, " N"]:
+def scaled_roots_of_unity(N: int, radius: float) -> Complex[np.ndarray, " N"]:
     """``radius * exp(2 pi i m / N)``, ``m = 0..N-1`` (complex128): ``V_N`` is ``F diag(radius^m)``
     with ``F`` the (unnormalised) DFT matrix."""
     radius = real_number("radius", radius)

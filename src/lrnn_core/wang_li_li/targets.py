@@ -38,7 +38,6 @@ from lrnn_core.core.validate import (
 __all__ = [
     "TanhRNN",
     "exp_memory",
-    "free_response",
     "linear_functional",
     "poly_memory",
     "random_tanh_rnn",
@@ -161,14 +160,6 @@ def tanh_rnn_outputs(params: TanhRNN, u: Float[ArrayLike, "*batch L"]) -> Float[
     for name in TanhRNN._fields:
         check_finite(f"params.{name}", getattr(params, name))
     return _tanh_rnn(params, u)
-
-
-def free_response(params: TanhRNN, u: Float[ArrayLike, "*batch L"]) -> Float[Array, "*batch L"]:
-    """The target's output minus its zero-input output, ``y(u) - y(0)``: the part of the output
-    that the input causes (WLL Fig. 3; the free response from ``x = 0`` is removed)."""
-    u = as_inexact("u", u)
-    check_ndim("u", u, 1)
-    return tanh_rnn_outputs(params, u) - tanh_rnn_outputs(params, jnp.zeros((1, u.shape[-1])))
 
 
 @jax.jit
