@@ -3,9 +3,11 @@
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 import lrnn_core
 
@@ -13,8 +15,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "lrnn_core"
 TESTS = ROOT / "tests"
 
-PAPERS = ("orvieto", "wang_li_li", "wang_xue")
-PACKAGES = ("core", "orvieto", "wang_li_li", "wang_xue", "data", "bookkit")
+SHARED = {"core", "data", "bookkit"}  # the packages every part may import
+# The paper packages: every sub-package of the library other than the shared ones.
+PAPERS = tuple(sorted({p.parent.name for p in SRC.glob("*/__init__.py")} - SHARED))
+PACKAGES = (*sorted(SHARED), *PAPERS)
 EXPECTED_MODULES = {
     # The memory-function probes live in core (core/memory.py, see its docstring), not in
     # wang_li_li/memory_functions as the issue first sketched: every part uses them.
@@ -25,6 +29,9 @@ EXPECTED_MODULES = {
         "eigenvalues",
         "vandermonde",
         "memory",
+        "exp_sums",
+        "hippo",
+        "targets",
         "baselines",
         "lru",
         "stacked",
@@ -37,7 +44,6 @@ EXPECTED_MODULES = {
         "sparse",
         "sparse_experiments",
         "wavelets",
-        "hippo",
         "odes",
         "ode_experiments",
         "reconstruction",
@@ -45,7 +51,6 @@ EXPECTED_MODULES = {
         "width",
     },
     "wang_li_li": {
-        "targets",
         "ctrnn",
         "fitting",
         "perturbation",
@@ -208,3 +213,38 @@ def test_notation_table_is_the_same_in_the_docstring_and_the_introduction():
     doc, intro = _symbols_in_docstring(), _symbols_in_intro()
     assert len(doc) >= 10
     assert doc == intro
+
+
+def _toc_chapters() -> list[Path]:
+    """The pages of ``_toc.yml`` (root, chapters and their sections), as paths of ``.md`` files."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+
+    def files(entries: list[dict]) -> list[str]:
+        return [
+            f
+            for e in entries
+            for f in ([e["file"]] if "file" in e else []) + files(e.get("sections", []))
+        ]
+
+    names = [toc["root"], *files([c for part in toc["parts"] for c in part["chapters"]])]
+    return [ROOT / f"{name}.md" for name in names]
+
+
+def _chapter_packages(chapter: Path) -> set[str]:
+    """The lrnn_core sub-packages a chapter's code imports."""
+    text = chapter.read_text(encoding="utf-8")
+    return set(re.findall(r"^\s*(?:from|import) lrnn_core\.(\w+)", text, re.M))
+
+
+def test_each_chapter_imports_one_part_only():
+    """A chapter imports the shared packages (core, data, bookkit) and at most one paper package,
+    the same for every chapter of its folder: a concept two parts share belongs in core. The paper
+    packages are the library's sub-packages other than the shared ones."""
+    assert set(PAPERS) == {"orvieto", "wang_li_li", "wang_xue"}, PAPERS  # the book's three
+    per_folder: dict[str, set[str]] = {}
+    for chapter in _toc_chapters():
+        used = _chapter_packages(chapter) & set(PAPERS)
+        assert len(used) <= 1, f"{chapter.relative_to(ROOT)} imports the packages {sorted(used)}"
+        per_folder.setdefault(chapter.parent.name, set()).update(used)
+    mixed = {folder: sorted(p) for folder, p in per_folder.items() if len(p) > 1}
+    assert not mixed, f"chapters of one folder import different parts: {mixed}"

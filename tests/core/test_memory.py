@@ -15,7 +15,7 @@ from lrnn_core.core.memory import (
     reversed_memory,
     tail_ratio,
 )
-from lrnn_core.wang_li_li.targets import (
+from lrnn_core.core.targets import (
     exp_memory,
     linear_functional,
     poly_memory,

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from lrnn_core.core.hippo import legendre_projection, legs_reconstruct, legs_states
 from lrnn_core.core.vandermonde import (
     gram_condition,
     pinv_apply,
@@ -35,7 +36,6 @@ from lrnn_core.orvieto.conditioning_checks import (
     pinv_drop,
     step_verdicts,
 )
-from lrnn_core.orvieto.hippo import legendre_projection, legs_reconstruct, legs_states
 from lrnn_core.orvieto.memorisation import (
     PrefixInverse,
     block_system,

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from lrnn_core.core.exp_sums import uniform_rates
 from lrnn_core.wang_li_li.ctrnn import (
     PARAMETERISATIONS,
     ctrnn_outputs,
@@ -23,7 +24,6 @@ from lrnn_core.wang_li_li.fitting import (
     time_weighted_mse,
     train_ctrnn,
     train_sequential_widths,
-    uniform_rates,
 )
 
 

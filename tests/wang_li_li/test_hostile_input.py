@@ -11,7 +11,14 @@ import optax
 import pytest
 from flax import nnx
 
+from lrnn_core.core.exp_sums import uniform_rates
 from lrnn_core.core.memory import fit_decay, heaviside_memory, impulse_memory, tail_ratio
+from lrnn_core.core.targets import (
+    exp_memory,
+    linear_functional,
+    random_tanh_rnn,
+    white_inputs,
+)
 from lrnn_core.core.train import mse_loss, train, train_params
 from lrnn_core.wang_li_li.classification import SequenceData, initial_classifiers, pixel_sequences
 from lrnn_core.wang_li_li.ctrnn import (
@@ -25,7 +32,6 @@ from lrnn_core.wang_li_li.fitting import (
     fitted_rnn,
     geometric_rates,
     train_ctrnn,
-    uniform_rates,
 )
 from lrnn_core.wang_li_li.perturbation import perturb, perturbation_error
 from lrnn_core.wang_li_li.reparam_mnist import (
@@ -42,12 +48,6 @@ from lrnn_core.wang_li_li.reparam_perturbation import (
     sets_of_draws,
 )
 from lrnn_core.wang_li_li.sentiment import LSTMClassifier, repeated_word_scores, synthetic_reviews
-from lrnn_core.wang_li_li.targets import (
-    exp_memory,
-    linear_functional,
-    random_tanh_rnn,
-    white_inputs,
-)
 
 KEY = jax.random.key(0)
 T = np.linspace(0.0, 10.0, 101)

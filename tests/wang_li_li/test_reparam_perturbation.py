@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from lrnn_core.core.targets import linear_functional, poly_memory
 from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, raw_from_weight
 from lrnn_core.wang_li_li.fitting import fitted_rnn, geometric_rates
 from lrnn_core.wang_li_li.perturbation import perturb, perturbed_losses
@@ -25,7 +26,6 @@ from lrnn_core.wang_li_li.reparam_perturbation import (
     separation_p_value,
     sets_of_draws,
 )
-from lrnn_core.wang_li_li.targets import linear_functional, poly_memory
 
 
 def _model(N=3, seed=0, parameterisation="direct"):

@@ -28,7 +28,7 @@ zero input, ``z = y(u^a) - y(0)``. Then, with ``z_{-1} = 0``:
 * reversed:  ``u = a`` for ``warmup`` steps, then 0; ``m_k = |z_{W+k} - z_{W+k-1}| / (|a| dt)``.
 
 For the rectangle-rule functional ``y_k = dt sum_j rho_j u_{k-j}``
-(:func:`lrnn_core.wang_li_li.targets.linear_functional`) the Heaviside and impulse probes return
+(:func:`lrnn_core.core.targets.linear_functional`) the Heaviside and impulse probes return
 ``|rho_k|`` exactly and the reversed probe ``|rho_k - rho_{k+W}|``; for a discretised
 continuous-time model they approach ``|rho(t_k)|`` as ``dt -> 0``. ``amplitude`` may be a list of
 amplitudes: the probe returns the maximum over them (the sup of Def. 3.1 over a finite set).

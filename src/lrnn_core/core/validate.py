@@ -237,6 +237,26 @@ def check_shape(name: str, x: Any, shape: Sequence[int | None]) -> None:
         raise ValueError(f"{name} must have shape {want}, got {got}")
 
 
+def check_real(name: str, x: Any) -> None:
+    """TypeError if ``x`` has a complex dtype."""
+    if np.iscomplexobj(x):
+        raise TypeError(f"{name} must be real, got dtype {np.asarray(x).dtype}")
+
+
+def real_sequences(name: str, u: Any, *, batched: bool = False) -> np.ndarray:
+    """A real array ``u`` (input sequences, coefficients, a basis) as finite float64, of one or
+    two axes, or exactly two with ``batched=True``."""
+    u = as_float64(name, u)
+    check_real(name, u)
+    if batched:
+        check_shape(name, u, (None, None))
+    elif u.ndim != 1:
+        check_shape(name, u, (None, None))
+    check_not_empty(name, u)
+    check_finite(name, u)
+    return u
+
+
 def eigenvalue_vector(name: str, lam: Any, *, max_modulus: float | None = None) -> np.ndarray:
     """A non-empty finite 1-D ``lam`` as complex128 NumPy; ValueError if ``|lam| > max_modulus``."""
     lam = as_float64(name, lam)

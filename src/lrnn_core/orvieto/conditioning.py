@@ -34,11 +34,13 @@ from lrnn_core.core.validate import (
     check_choice,
     check_finite,
     check_not_empty,
+    check_real,
     check_shape,
     eigenvalue_vector,
     nonnegative_int,
     positive_int,
     real_number,
+    real_sequences,
     seed_list,
 )
 from lrnn_core.core.vandermonde import (
@@ -48,7 +50,7 @@ from lrnn_core.core.vandermonde import (
     singular_values,
     vandermonde64,
 )
-from lrnn_core.orvieto.memorisation import check_real, real_sequences, reconstruct_from_last_state
+from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 
 __all__ = [
     "LAWS",

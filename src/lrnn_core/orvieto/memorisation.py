@@ -34,6 +34,7 @@ from lrnn_core.core.validate import (
     check_shape,
     eigenvalue_vector,
     positive_int,
+    real_sequences,
 )
 from lrnn_core.core.vandermonde import cutoff, pseudo_inverse, reconstruct, vandermonde64
 
@@ -41,33 +42,11 @@ __all__ = [
     "PrefixInverse",
     "block_system",
     "prefix_errors",
-    "check_real",
-    "real_sequences",
     "reconstruct_blocks",
     "reconstruct_from_last_state",
     "rnn_states",
     "with_time",
 ]
-
-
-def check_real(name: str, x: ArrayLike) -> None:
-    """TypeError if ``x`` has a complex dtype (a generic check, proposed for ``validate``)."""
-    if np.iscomplexobj(x):
-        raise TypeError(f"{name} must be real, got dtype {np.asarray(x).dtype}")
-
-
-def real_sequences(name: str, u: ArrayLike, *, batched: bool = False) -> np.ndarray:
-    """A real array ``u`` (input sequences, coefficients, a basis) as finite float64, of one or
-    two axes, or exactly two with ``batched=True`` (all checks are ``validate``'s)."""
-    u = as_float64(name, u)
-    check_real(name, u)
-    if batched:
-        check_shape(name, u, (None, None))
-    elif u.ndim != 1:
-        check_shape(name, u, (None, None))
-    check_not_empty(name, u)
-    check_finite(name, u)
-    return u
 
 
 def rnn_states(

@@ -33,6 +33,7 @@ from lrnn_core.core.validate import (
     check_shape,
     eigenvalue_vector,
     positive_int,
+    real_sequences,
 )
 from lrnn_core.core.vandermonde import (
     EPS,
@@ -44,7 +45,6 @@ from lrnn_core.core.vandermonde import (
     singular_values,
     vandermonde64,
 )
-from lrnn_core.orvieto.memorisation import real_sequences
 
 __all__ = [
     "SINGULAR_COND",

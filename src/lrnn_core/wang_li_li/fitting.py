@@ -30,6 +30,7 @@ import optax
 from jax.flatten_util import ravel_pytree
 from jaxtyping import Array, ArrayLike, Float
 
+from lrnn_core.core.exp_sums import fit_exp_sum, uniform_rates
 from lrnn_core.core.train import TrainResult, epoch_indices, train_params
 from lrnn_core.core.validate import (
     as_float64,
@@ -65,16 +66,7 @@ __all__ = [
     "time_weighted_mse",
     "train_ctrnn",
     "train_sequential_widths",
-    "uniform_rates",
 ]
-
-
-def uniform_rates(N: int, rate: float = 0.1) -> np.ndarray:
-    """The decay rates ``rate * (1, 2, ..., N)``: polynomials of degree N in ``z = exp(-rate t)``
-    (WLL App. D, "polynomial approximation over an interval")."""
-    N = positive_int("N", N)
-    rate = positive_number("rate", rate)
-    return rate * np.arange(1, N + 1, dtype=np.float64)
 
 
 def geometric_rates(N: int, fastest: float = 2.0) -> np.ndarray:
@@ -100,15 +92,10 @@ def fit_linear_rnn(
 
     The eigenvalues are ``-rates`` (default :func:`uniform_rates` ``(N, rate)``), ``B = 1``,
     ``b = 0`` and ``C`` solves ``min_C sum_k (sum_i C_i exp(-rates_i t_k) - rho_k)^2`` in float64
-    (NumPy ``lstsq``). The result holds float64 NumPy arrays, ``raw`` in the given parameterisation.
+    (:func:`lrnn_core.core.exp_sums.fit_exp_sum`). The result holds float64 NumPy arrays, ``raw``
+    in the given parameterisation.
     """
     check_choice("parameterisation", parameterisation, PARAMETERISATIONS)
-    rho = as_float64("rho", rho)
-    t = as_float64("t", t)
-    if rho.ndim != 1 or t.shape != rho.shape:
-        raise ValueError(f"rho and t must be 1-D of the same length, got {rho.shape} and {t.shape}")
-    check_finite("rho", rho)
-    check_finite("t", t)
     if rates is None:
         if N is None:
             raise ValueError("N: give the width N or the decay rates")
@@ -116,12 +103,7 @@ def fit_linear_rnn(
     rates = as_float64("rates", rates)
     if N is not None:
         check_shape("rates", rates, (positive_int("N", N),))
-    check_shape("rates", rates, (None,))
-    check_finite("rates", rates)
-    if not np.all(rates > 0):
-        raise ValueError(f"rates must be positive (stable eigenvalues -rates), got {rates}")
-    basis = np.exp(-np.outer(t, rates))
-    coef, *_ = np.linalg.lstsq(basis, rho, rcond=None)
+    coef = fit_exp_sum(rho, t, rates)
     with jax.enable_x64(True):  # the raw parameter of a float64 fit, kept in float64
         raw = np.asarray(raw_from_weight(-rates, parameterisation))
     width = len(rates)

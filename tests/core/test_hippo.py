@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lrnn_core.orvieto.hippo import (
+from lrnn_core.core.hippo import (
     legendre_basis,
     legendre_projection,
     legs_matrices,

@@ -36,8 +36,7 @@ from jaxtyping import ArrayLike, Float
 from scipy.linalg import solve_triangular
 from scipy.special import eval_legendre
 
-from lrnn_core.core.validate import positive_int, real_number
-from lrnn_core.orvieto.memorisation import real_sequences
+from lrnn_core.core.validate import positive_int, real_number, real_sequences
 
 
 def legs_matrices(N: int) -> tuple[Float[np.ndarray, "N N"], Float[np.ndarray, " N"]]:

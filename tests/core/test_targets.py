@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lrnn_core.wang_li_li.targets import (
+from lrnn_core.core.targets import (
     TanhRNN,
     exp_memory,
     linear_functional,
