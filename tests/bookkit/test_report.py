@@ -219,6 +219,11 @@ def _trained(error, baselines, margin, status="weaker"):
             "error 0.00096; ignores input 0.00099, linear 4e-06: ×240 above the better baseline "
             "(needs ×10 below)",
         ),
+        (  # just under its margin (0.0479 / 0.00441 = 10.86 < 10.94): the digits tell them apart
+            _trained(4.41e-3, {"ignores input": 0.0813, "linear": 0.0479}, 10.94, "weaker"),
+            "error 0.0044; ignores input 0.081, linear 0.048: ×10.86 below the better baseline "
+            "(needs ×10.94)",
+        ),
         (
             _trained(0.0, {"ignores input": 1.0, "linear": 0.5}, 2),
             "error 0; ignores input 1, linear 0.5: below every baseline (error 0)",

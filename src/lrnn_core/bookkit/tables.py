@@ -224,9 +224,20 @@ class ClaimTable:
         return path
 
 
-def _factor(x: float) -> str:
-    """A ratio as the report prints it: whole numbers from 10 up, two significant digits below."""
-    return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
+def _factor(x: float, extra: int = 0) -> str:
+    """A ratio as the report prints it: whole numbers from 10 up, two significant digits below
+    (``extra`` more digits)."""
+    return f"{x:.{extra}f}" if x >= 10 else f"{x:.{2 + extra}g}"
+
+
+def _factors(factor: float, margin: float) -> tuple[str, str]:
+    """``factor`` and ``margin`` printed with the fewest digits that tell them apart (a factor just
+    under its margin must not read as equal to it)."""
+    for extra in range(6):
+        a, b = _factor(factor, extra), _factor(margin, extra)
+        if a != b or factor == margin:
+            break
+    return a, b
 
 
 def trained_summary(row: ClaimRow) -> str:
@@ -242,9 +253,11 @@ def trained_summary(row: ClaimRow) -> str:
     if math.isinf(factor):
         verdict = "below every baseline (error 0)"
     elif factor >= 1:
-        verdict = f"×{_factor(factor)} below the better baseline (needs ×{row.margin:g})"
+        have, need = _factors(factor, row.margin)
+        verdict = f"×{have} below the better baseline (needs ×{need})"
     else:
-        verdict = f"×{_factor(1 / factor)} above the better baseline (needs ×{row.margin:g} below)"
+        have, need = _factor(1 / factor), _factor(row.margin)
+        verdict = f"×{have} above the better baseline (needs ×{need} below)"
     return f"error {row.error:.2g}; {bases}: {verdict}"
 
 
