@@ -13,8 +13,10 @@ from lrnn_core.orvieto.sparse import (
 from lrnn_core.orvieto.sparse_experiments import (
     LOG10_SINGULAR,
     SweepSet,
+    below_reference,
     conditioning_grid,
     flag_singular,
+    grows_with_P,
     map_condition_study,
     ordering_checks,
     sparse_sweeps,
@@ -132,3 +134,21 @@ def test_map_condition_study_matches_candidates():
         map_condition_study(seeds[:, :2], 8, 0.9, bases)
     with pytest.raises(ValueError, match="seeds must not repeat"):
         map_condition_study(np.zeros((2, 3), int), 8, 0.9, bases)
+
+
+def test_grows_with_P_asks_for_z_standard_errors_of_the_median_difference():
+    rng = np.random.default_rng(0)
+    low = 10.0 ** rng.normal(3.0, 0.1, 9)
+    assert grows_with_P(np.stack([low, low * 10], axis=1), 0, 1)  # one decade up
+    assert not grows_with_P(np.stack([low, low * 1.01], axis=1), 0, 1)  # within the noise
+    assert not grows_with_P(np.stack([low * 10, low], axis=1), 0, 1)  # falls
+    # a singular map (inf) is capped at 1/eps: above every finite level, still "grows"
+    assert grows_with_P(np.stack([low, np.full(9, np.inf)], axis=1), 0, 1)
+    with pytest.raises(ValueError, match="draws"):
+        grows_with_P(np.ones((1, 2)), 0, 1)
+
+
+def test_below_reference_needs_a_factor_ten_and_a_finite_value():
+    got = below_reference([1.0, 9.0, 11.0, np.inf], 100.0)
+    np.testing.assert_array_equal(got, [True, True, False, False])
+    np.testing.assert_array_equal(below_reference([40.0], 100.0, factor=2.0), [True])

@@ -33,7 +33,7 @@ from lrnn_core.wang_li_li.fitting import (
     geometric_rates,
     train_ctrnn,
 )
-from lrnn_core.wang_li_li.perturbation import perturb, perturbation_error
+from lrnn_core.wang_li_li.perturbation import perturb, perturbation_error, perturbed_losses
 from lrnn_core.wang_li_li.reparam_mnist import (
     class_prior_error,
     logistic_regression_error,
@@ -42,7 +42,6 @@ from lrnn_core.wang_li_li.reparam_mnist import (
 )
 from lrnn_core.wang_li_li.reparam_perturbation import (
     authors_betas,
-    draw_losses,
     model_draw_losses,
     separated,
     sets_of_draws,
@@ -452,15 +451,23 @@ BAD_CALLS = [
     ("zero perturb_range", lambda: authors_betas(0), ValueError, "perturb_range"),
     (
         "decreasing betas",
-        lambda: draw_losses(
-            lambda p: jnp.sum(p.B), PARAMS, [0.1, 0.0], key=KEY, draws=1, perturbed="all"
-        ),
+        lambda: model_draw_losses(
+            [PARAMS],
+            U,
+            Y,
+            [0.1, 0.0],
+            key=KEY,
+            draws=1,
+            activation="tanh",
+            parameterisation="direct",
+            perturbed="all",
+        ),  # fmt: skip
         ValueError,
         "betas",
     ),
     (
         "unknown perturbation rule",
-        lambda: draw_losses(lambda p: 0.0, PARAMS, [0.0], key=KEY, draws=1, perturbed="some"),
+        lambda: perturbed_losses(lambda p: 0.0, PARAMS, [0.0], key=KEY, draws=1, perturbed="some"),
         ValueError,
         "perturbed",
     ),

@@ -19,7 +19,7 @@ from lrnn_core.wang_li_li.reparam_perturbation import (
     crossed_zero,
     crossing_beta,
     direct_above,
-    draw_losses,
+    fits_alike,
     model_draw_losses,
     output_mse,
     separated,
@@ -93,7 +93,7 @@ def test_output_mse_equals_ctrnn_outputs(activation, parameterisation):
     assert got == pytest.approx(expected, rel=1e-5)
 
 
-def test_draw_losses_equal_perturbed_losses_in_any_chunks():
+def test_perturbed_losses_equal_a_loop_over_perturb_in_any_chunks():
     params = _model()
     u = jax.random.normal(jax.random.key(5), (4, 20, 1))
     y = jax.random.normal(jax.random.key(6), (4, 20, 1))
@@ -103,9 +103,15 @@ def test_draw_losses_equal_perturbed_losses_in_any_chunks():
 
     betas = np.array([0.0, 0.01, 0.1])
     key = jax.random.key(7)
-    expected = perturbed_losses(loss, params, betas, key=key, draws=5, perturbed="all")
-    for chunk in (1, 2, 5):
-        got = draw_losses(loss, params, betas, key=key, draws=5, perturbed="all", chunk=chunk)
+    expected = np.array(
+        [
+            [float(loss(perturb(params, b, jax.random.fold_in(key, i), perturbed="all")))
+             for i in range(5)]
+            for b in betas
+        ]
+    )  # fmt: skip
+    for chunk in (1, 2, 5, 10):
+        got = perturbed_losses(loss, params, betas, key=key, draws=5, perturbed="all", chunk=chunk)
         np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
@@ -190,3 +196,12 @@ def test_direct_above_by_hand():
     growth, widest = direct_above(diverged, stable)
     np.testing.assert_array_equal(growth, [False, False])
     np.testing.assert_array_equal(widest, [False, True])
+
+
+def test_fits_alike_within_the_relative_tolerance():
+    ref = np.array([1e-2, 4e-3, 1e-3])
+    assert fits_alike(ref, [ref * 1.005, ref * 0.995])
+    assert not fits_alike(ref, [ref * 1.005, ref * [1.0, 1.0, 1.05]])  # one width 5 % off
+    assert fits_alike(ref, [ref * 1.04], rtol=0.05)
+    with pytest.raises(ValueError, match="shape"):
+        fits_alike(ref, [ref[:2]])

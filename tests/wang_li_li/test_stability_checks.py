@@ -7,7 +7,9 @@ import pytest
 
 from lrnn_core.wang_li_li.ctrnn import CTRNN
 from lrnn_core.wang_li_li.stability_checks import (
+    ModelMemory,
     bounded_in_width,
+    contracting_memories,
     ctrnn_memory_check,
     epochs_gap,
     filter_check,
@@ -91,6 +93,15 @@ def test_two_modes_decay_at_least_at_the_slowest_rate_and_a_marginal_mode_fails(
         ctrnn_memory_check(jax.tree.map(lambda a: a[None], params))
     with pytest.raises(ValueError, match="start"):
         ctrnn_memory_check(params, L=5, start=4.0)
+
+
+def test_contracting_memories_judges_only_the_contracting_checkpoints():
+    ok = ModelMemory(radius=0.2, predicted=0.22, rate=0.25, tail=1e-9, holds=True)
+    slow = ModelMemory(radius=0.2, predicted=0.22, rate=0.1, tail=1e-3, holds=False)
+    outside = ModelMemory(radius=0.1, predicted=0.0, rate=0.0, tail=0.5, holds=False)
+    assert contracting_memories([ok, outside]) == ([ok], True)  # outside: not judged
+    assert contracting_memories([ok, slow, outside]) == ([ok, slow], False)
+    assert contracting_memories([outside]) == ([], False)  # nothing to judge: no evidence
 
 
 def test_filter_check_on_hand_made_verdicts():

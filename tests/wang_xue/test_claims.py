@@ -10,6 +10,7 @@ from lrnn_core.core.memory import fit_decay, heaviside_memory
 from lrnn_core.core.stacked import StackedSSM
 from lrnn_core.wang_xue.claims import (
     beats_baselines,
+    best_converged,
     binomial_envelope,
     decays_at_rate,
     finite_support,
@@ -129,3 +130,12 @@ def test_beats_baselines():
     assert not beats_baselines(0.11, base, 5.0)
     with pytest.raises(ValueError, match="margin"):
         beats_baselines(0.1, base, 0.5)
+
+
+def test_best_converged_ignores_unconverged_fits():
+    errors = {2: 1e-2, 4: 1e-4, 8: 1e-9}
+    assert best_converged(errors, {2: True, 4: True, 8: False}) == (1e-4, True)
+    assert best_converged(errors, {2: True, 4: True, 8: True}) == (1e-9, True)
+    assert best_converged(errors, {2: False, 4: False, 8: False}) == (1e-9, False)
+    with pytest.raises(ValueError, match="same widths"):
+        best_converged(errors, {2: True})

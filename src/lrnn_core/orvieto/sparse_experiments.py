@@ -222,3 +222,26 @@ def map_condition_study(
                     table.setdefault(name, np.empty((len(seeds), len(family))))
                     table[name][s, b] = 10 ** log_level(value)
     return out
+
+
+def grows_with_P(values: Float[ArrayLike, "D nP"], low: int, high: int, z: float = 3.0) -> bool:
+    """Fig. 12's "increasing in P": the ``log10`` median of the draws in column ``high``
+    exceeds that of column ``low`` by ``z`` standard errors of the difference of medians
+    (:data:`MEDIAN_SE_FACTOR` times those of means). ``inf`` (a singular map) is capped at
+    :data:`LOG10_SINGULAR`, above every finite level."""
+    v = np.asarray(values, np.float64)
+    if v.ndim != 2 or v.shape[0] < 2:
+        raise ValueError(f"values must be (draws >= 2, n_P), got shape {v.shape}")
+    z = real_number("z", z, low=0.0)
+    with np.errstate(divide="ignore"):
+        logs = np.minimum(np.log10(v[:, [low, high]]), LOG10_SINGULAR)
+    se = MEDIAN_SE_FACTOR * np.std(logs, axis=0, ddof=1) / np.sqrt(len(logs))
+    return bool(np.diff(np.median(logs, axis=0))[0] > z * np.hypot(*se))
+
+
+def below_reference(values: ArrayLike, reference: float, factor: float = 10.0) -> np.ndarray:
+    """Fig. 12's "below the Vandermonde inverse": each value at least ``factor`` times below
+    ``reference`` (``inf``, a singular map, is above everything)."""
+    values = np.asarray(values, np.float64)
+    factor = real_number("factor", factor, low=1.0)
+    return np.isfinite(values) & (factor * values < reference)

@@ -28,6 +28,7 @@ The authors' code also carries the maximum over from smaller to larger ``beta``;
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -58,9 +59,11 @@ __all__ = [
     "kernel_perturbation_error",
     "linear_perturbation_errors",
     "lru_perturbed_modulus",
+    "moved_by",
     "output_perturbation_error",
     "perturb",
     "perturbation_error",
+    "perturbation_noise",
     "perturbed_losses",
     "width_growth",
 ]
@@ -77,25 +80,52 @@ def _is_bias(path: tuple[Any, ...]) -> bool:
     return name == "b"
 
 
-def perturb(params: Params, beta: float | Array, key: Array, *, perturbed: str = "all") -> Params:
-    """``params`` with each array leaf ``p`` moved to ``p + beta * n / max|n|``, ``n ~ N(0, I)``
-    (WLL Def. 3.4, the authors' ``src/perturb.py``); ``perturbed="all_but_bias"`` leaves the
-    top-level entry ``b`` unchanged."""
+def perturbation_noise(params: Params, key: Array, *, perturbed: str = "all") -> Params:
+    """The Gaussian noise ``n ~ N(0, I)`` of each array leaf of ``params`` (leaf ``i`` uses the
+    ``i``-th key of ``split(key)``), zeros for the leaves that ``perturbed`` leaves unchanged: the
+    direction of a draw of WLL Def. 3.4 (:func:`perturb`)."""
     check_choice("perturbed", perturbed, PERTURBED)
     leaves, treedef = jax.tree_util.tree_flatten_with_path(params)
     if perturbed == "all_but_bias" and not any(_is_bias(path) for path, _ in leaves):
         raise ValueError("perturbed='all_but_bias' needs params with a bias entry 'b'")
     keys = jax.random.split(key, max(len(leaves), 1))
 
-    def move(path: tuple[Any, ...], p: Array, k: Array) -> Array:
+    def noise(path: tuple[Any, ...], p: Array, k: Array) -> Array:
         p = jnp.asarray(p)
         if p.size == 0 or (perturbed == "all_but_bias" and _is_bias(path)):
-            return p
-        n = jax.random.normal(k, p.shape, p.dtype)
-        return p + beta * n / jnp.max(jnp.abs(n))
+            return jnp.zeros_like(p)
+        return jax.random.normal(k, p.shape, p.dtype)
 
-    moved = [move(path, p, k) for (path, p), k in zip(leaves, keys, strict=False)]
+    moved = [noise(path, p, k) for (path, p), k in zip(leaves, keys, strict=False)]
     return jax.tree.unflatten(treedef, moved)
+
+
+def moved_by(params: Params, beta: float | Array, noise: Params) -> Params:
+    """``p + beta * n / max|n|`` for each leaf ``p`` and its noise ``n``
+    (:func:`perturbation_noise`; WLL Def. 3.4); a leaf whose noise is all zero is not moved."""
+
+    def move(p: Array, n: Array) -> Array:
+        p = jnp.asarray(p)
+        if p.size == 0:
+            return p
+        scale = jnp.max(jnp.abs(n))
+        return jnp.where(scale > 0, p + beta * n / scale, p)
+
+    return jax.tree.map(move, params, noise)
+
+
+def perturb(params: Params, beta: float | Array, key: Array, *, perturbed: str = "all") -> Params:
+    """``params`` with each array leaf ``p`` moved to ``p + beta * n / max|n|``, ``n ~ N(0, I)``
+    (WLL Def. 3.4, the authors' ``src/perturb.py``); ``perturbed="all_but_bias"`` leaves the
+    top-level entry ``b`` unchanged."""
+    return moved_by(params, beta, perturbation_noise(params, key, perturbed=perturbed))
+
+
+@functools.partial(jax.jit, static_argnames="perturbed")
+def _draws_noise(params: Params, keys: Array, perturbed: str) -> Params:
+    """:func:`perturbation_noise` of each key, on a leading axis: one program per shape of
+    ``params`` (Gaussian noise compiles slowly on CPU, seconds per program)."""
+    return jax.vmap(lambda k: perturbation_noise(params, k, perturbed=perturbed))(keys)
 
 
 def _betas(betas: Float[ArrayLike, " n_betas"]) -> Array:
@@ -118,26 +148,37 @@ def perturbed_losses(
     key: Array,
     draws: int = 10,
     perturbed: str,
+    chunk: int = 10,
 ) -> np.ndarray:
-    """Losses of the perturbed models (WLL Def. 3.4), shape ``(len(betas), draws)``.
+    """Losses of the perturbed models (WLL Def. 3.4), shape ``(len(betas), draws)``: draw ``i``
+    moves the parameters along the noise of ``fold_in(key, i)`` (the same direction at every
+    beta, as the authors' code re-seeds each draw), ``chunk`` draws at a time (``vmap`` over
+    betas and the draws of a chunk). NaN (a diverged model) becomes ``inf``.
 
-    ``loss_of_params`` must be traceable by JAX (it is ``vmap``-ed over betas and draws; pass a
-    ``jax.jit``-ed function when it is called many times). ``perturbed`` is one of
-    :data:`PERTURBED` (no default: say which rule is used)."""
+    ``loss_of_params`` must be traceable by JAX. ``perturbed`` is one of :data:`PERTURBED` (no
+    default: say which rule is used)."""
     if not callable(loss_of_params):
         raise TypeError(f"loss_of_params must be callable, got {type(loss_of_params).__name__}")
     check_choice("perturbed", perturbed, PERTURBED)
-    betas = _betas(betas)
-    draws = positive_int("draws", draws)
+    betas = jnp.asarray(_betas(betas))
+    draws, chunk = positive_int("draws", draws), positive_int("chunk", chunk)
     keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(draws))
+    noise = _draws_noise(params, keys, perturbed=perturbed)
 
-    def one(beta: Array, k: Array) -> Array:
-        return loss_of_params(perturb(params, beta, k, perturbed=perturbed))
+    def one(beta: Array, n: Params) -> Array:
+        return loss_of_params(moved_by(params, beta, n))
 
-    table = jax.vmap(jax.vmap(one, (None, 0)), (0, None))(betas, keys)
-    if np.shape(table) != (len(betas), draws):
+    grid = jax.jit(jax.vmap(jax.vmap(one, (None, 0)), (0, None)))
+    table = np.concatenate(
+        [
+            np.asarray(grid(betas, jax.tree.map(lambda a, i=i: a[i : i + chunk], noise)))
+            for i in range(0, draws, chunk)
+        ],
+        axis=1,
+    )
+    if table.shape != (betas.shape[0], draws):
         raise ValueError(f"loss_of_params must return a scalar loss, got shape {table.shape[2:]}")
-    return np.asarray(table)
+    return np.where(np.isnan(table), np.inf, table)
 
 
 def perturbation_error(
@@ -158,7 +199,6 @@ def perturbation_error(
     table = perturbed_losses(
         loss_of_params, params, betas, key=key, draws=draws, perturbed=perturbed
     )
-    table = np.where(np.isnan(table), np.inf, table)
     worst = table.max(axis=1)
     if running_max:
         order = np.argsort(np.asarray(betas), kind="stable")
@@ -307,15 +347,12 @@ def linear_perturbation_errors(
     def loss(p: Params) -> Array:
         return kernel_loss(p, rho, t, parameterisation=parameterisation)
 
-    table = np.array(
+    return np.array(
         [
-            perturbed_losses(
-                jax.jit(loss), fit(m), betas, key=key, draws=draws, perturbed=perturbed
-            )
+            perturbed_losses(loss, fit(m), betas, key=key, draws=draws, perturbed=perturbed)
             for m in widths
         ]
     )
-    return np.where(np.isnan(table), np.inf, table)
 
 
 def width_growth(

@@ -8,9 +8,10 @@ scripts with ``perturb_range=21``, ``perturb_repeats=3``, ``perturbation_interva
     E_m(beta_j) = max_{i <= j} max_{r < repeats} loss(theta + beta_i n_r / max|n_r|),
 
 each repeat ``r`` re-seeded identically at every beta (one noise direction per repeat), and the
-maximum carried over from the smaller betas (the *running max*). :func:`draw_losses` gives the
-loss of every draw (one draw at a time, so that wide grids fit in memory), :func:`sets_of_draws`
-groups independent draws into sets of ``repeats`` and applies the authors' maxima to each set, so
+maximum carried over from the smaller betas (the *running max*).
+:func:`lrnn_core.wang_li_li.perturbation.perturbed_losses` gives the loss of every draw (a chunk of
+draws at a time, so that wide grids fit in memory), :func:`sets_of_draws` groups independent
+draws into sets of ``repeats`` and applies the authors' maxima to each set, so
 that the spread of ``E_m(beta)`` from one set of draws to the next can be measured.
 
 **The spread test** (:func:`separated`): a family A is *above* a family B beyond the spread of
@@ -31,7 +32,7 @@ parameter, so the slowest eigenvalue ``lam_min`` of a model can cross 0 only whe
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -39,26 +40,38 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
+from lrnn_core.core.memory import heaviside_memory
 from lrnn_core.core.validate import (
     as_float64,
     as_inexact,
-    check_choice,
     check_finite,
     check_flag,
     positive_int,
     positive_number,
 )
-from lrnn_core.wang_li_li.ctrnn import activation_function, check_ctrnn, recurrent_weight
-from lrnn_core.wang_li_li.perturbation import PERTURBED, perturb, width_growth
+from lrnn_core.wang_li_li.ctrnn import (
+    activation_function,
+    check_ctrnn,
+    ctrnn_outputs,
+    recurrent_weight,
+)
+from lrnn_core.wang_li_li.perturbation import (
+    moved_by,
+    perturb,
+    perturbation_noise,
+    perturbed_losses,
+    width_growth,
+)
 
 __all__ = [
     "authors_betas",
     "crossed_zero",
     "crossing_beta",
     "direct_above",
-    "draw_losses",
+    "fits_alike",
     "model_draw_losses",
     "output_mse",
+    "perturbed_memories",
     "separated",
     "separation_p_value",
     "sets_of_draws",
@@ -83,39 +96,6 @@ def _betas(betas: ArrayLike) -> np.ndarray:
     if np.any(betas < 0) or np.any(np.diff(betas) <= 0):
         raise ValueError(f"betas must be >= 0 and strictly increasing, got {betas}")
     return betas
-
-
-def draw_losses(
-    loss_of_params: Callable[[Params], Array],
-    params: Params,
-    betas: Float[ArrayLike, " n_betas"],
-    *,
-    key: Array,
-    draws: int,
-    perturbed: str,
-    chunk: int = 10,
-) -> np.ndarray:
-    """Loss of every perturbed model, shape ``(len(betas), draws)``: draw ``i`` moves every
-    parameter by ``beta * n / max|n|`` with the noise of ``fold_in(key, i)`` (the same direction at
-    every beta; :func:`lrnn_core.wang_li_li.perturbation.perturb`), ``chunk`` draws at a time
-    (``vmap`` over betas and the draws of a chunk). NaN (a diverged model) becomes ``inf``."""
-    if not callable(loss_of_params):
-        raise TypeError(f"loss_of_params must be callable, got {type(loss_of_params).__name__}")
-    check_choice("perturbed", perturbed, PERTURBED)
-    betas = jnp.asarray(_betas(betas), jnp.float32)
-    draws, chunk = positive_int("draws", draws), positive_int("chunk", chunk)
-
-    def one(b: Array, k: Array) -> Array:
-        return loss_of_params(perturb(params, b, k, perturbed=perturbed))
-
-    grid = jax.jit(jax.vmap(jax.vmap(one, (None, 0)), (0, None)))
-    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(draws))
-    table = np.concatenate(
-        [np.asarray(grid(betas, keys[i : i + chunk])) for i in range(0, draws, chunk)], axis=1
-    )
-    if table.shape != (betas.shape[0], draws):
-        raise ValueError(f"loss_of_params must return a scalar loss, got shape {table.shape[2:]}")
-    return np.where(np.isnan(table), np.inf, table).astype(np.float64)
 
 
 def output_mse(
@@ -208,25 +188,51 @@ def crossed_zero(
     parameterisation: str,
     perturbed: str,
 ) -> np.ndarray:
-    """Whether draw ``i`` at each beta (the draws of :func:`draw_losses`, same key) pushes an
-    eigenvalue to ``>= 0``, shape ``(len(betas), draws)``."""
+    """Whether draw ``i`` at each beta (the draws of
+    :func:`lrnn_core.wang_li_li.perturbation.perturbed_losses`, same key) pushes an eigenvalue to
+    ``>= 0``, shape ``(len(betas), draws)``."""
     betas = _betas(betas)
     draws = positive_int("draws", draws)
-    return np.array(
-        [
-            [
-                float(
-                    recurrent_weight(
-                        perturb(params, b, jax.random.fold_in(key, i), perturbed=perturbed).raw,
-                        parameterisation,
-                    ).max()
-                )
-                >= 0
-                for i in range(draws)
-            ]
-            for b in betas
-        ]
+    crossed = np.zeros((len(betas), draws), bool)
+    for i in range(draws):
+        noise = perturbation_noise(params, jax.random.fold_in(key, i), perturbed=perturbed)
+        for j, b in enumerate(betas):
+            lam = recurrent_weight(moved_by(params, b, noise).raw, parameterisation)
+            crossed[j, i] = float(lam.max()) >= 0
+    return crossed
+
+
+def perturbed_memories(
+    params: Params,
+    beta: float,
+    keys: Sequence[Array],
+    *,
+    L: int,
+    activation: str,
+    parameterisation: str,
+    amplitude: float = 1.0,
+    dt: float = 1.0,
+    perturbed: str = "all",
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Heaviside memory (WLL Def. 2.1, :func:`lrnn_core.core.memory.heaviside_memory`) over
+    ``L`` steps of the CTRNN ``params`` and of one perturbation of size ``beta`` per key
+    (:func:`lrnn_core.wang_li_li.perturbation.perturb`), shape ``(1 + len(keys), L)`` (row 0 the
+    unperturbed model), and whether each perturbation pushed an eigenvalue to ``>= 0``."""
+    check_ctrnn("params", params)
+    models = [params] + [perturb(params, beta, k, perturbed=perturbed) for k in keys]
+    crossed = np.array(
+        [float(recurrent_weight(q.raw, parameterisation).max()) >= 0 for q in models[1:]], bool
     )
+
+    def memory(q: Params) -> np.ndarray:
+        def model(u: Array) -> Array:
+            return ctrnn_outputs(
+                q, u[:, None], activation=activation, parameterisation=parameterisation, dt=dt
+            )[:, 0]
+
+        return heaviside_memory(jax.jit(model), L, amplitude=amplitude, dt=dt)
+
+    return np.array([memory(q) for q in models]), crossed
 
 
 def model_draw_losses(
@@ -242,9 +248,11 @@ def model_draw_losses(
     dt: float = 1.0,
     perturbed: str,
 ) -> np.ndarray:
-    """Test MSE (:func:`output_mse`) of every perturbed draw (:func:`draw_losses`) of each CTRNN
+    """Test MSE (:func:`output_mse`) of every perturbed draw
+    (:func:`lrnn_core.wang_li_li.perturbation.perturbed_losses`) of each CTRNN
     of ``models`` (e.g. the fits of WLL Figs 7-8, one per width), shape ``(len(models),
     len(betas), draws)``; the same ``key`` (noise) for every model."""
+    betas = _betas(betas)
     u, y = as_inexact("u", u), as_inexact("y", y)
     check_finite("u", u)
     check_finite("y", y)
@@ -259,9 +267,28 @@ def model_draw_losses(
                 q, u, y, activation=activation, parameterisation=parameterisation, dt=dt
             )
 
-        return draw_losses(loss, params, betas, key=key, draws=draws, perturbed=perturbed)
+        return perturbed_losses(loss, params, betas, key=key, draws=draws, perturbed=perturbed)
 
     return np.array([table(params) for params in models])
+
+
+def fits_alike(
+    reference: Float[ArrayLike, " n_widths"],
+    others: Sequence[Float[ArrayLike, " n_widths"]],
+    *,
+    rtol: float = 0.01,
+) -> bool:
+    """Whether every family of ``others`` fits as well as ``reference`` at every width: their
+    unperturbed errors ``E_m(0)`` agree within ``rtol`` (the precondition of comparing their
+    perturbed errors, WLL Figs 7-8: models built from the same fits in other coordinates)."""
+    ref = as_float64("reference", reference)
+    rtol = positive_number("rtol", rtol)
+    if not others:
+        raise ValueError("others must hold at least one family of errors")
+    for i, o in enumerate(others):
+        if np.shape(o) != ref.shape:
+            raise ValueError(f"others[{i}] has shape {np.shape(o)}, reference {ref.shape}")
+    return all(bool(np.allclose(as_float64("others", o), ref, rtol=rtol)) for o in others)
 
 
 def direct_above(

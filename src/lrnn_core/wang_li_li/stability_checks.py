@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import jax
@@ -46,6 +47,7 @@ __all__ = [
     "EpochsGap",
     "ModelMemory",
     "bounded_in_width",
+    "contracting_memories",
     "ctrnn_memory_check",
     "epochs_gap",
     "filter_check",
@@ -182,6 +184,14 @@ def ctrnn_memory_check(
     rate = fit_decay(memory, t, tail=(start, t[-1])).rate
     holds = bool(tail < DECAYING and rate >= (1 - tolerance) * predicted)
     return ModelMemory(float(-lam.max()), predicted, float(rate), float(tail), holds)
+
+
+def contracting_memories(checks: Sequence[ModelMemory]) -> tuple[list[ModelMemory], bool]:
+    """The model side of WLL Fig. 3 on the checkpoints it covers: those whose Euler step
+    contracts (``predicted > 0``, every ``|1 + dt lam_i| < 1``, the hypothesis of the guarantee)
+    and whether each of them passes :func:`ctrnn_memory_check` (False when none contracts)."""
+    contracting = [c for c in checks if c.predicted > 0]
+    return contracting, bool(contracting) and all(c.holds for c in contracting)
 
 
 def with_marginal_mode(params: CTRNN) -> CTRNN:

@@ -62,6 +62,7 @@ __all__ = [
     "LIPSCHITZ",
     "BoundCheck",
     "beats_baselines",
+    "best_converged",
     "binomial_envelope",
     "decays_at_rate",
     "finite_support",
@@ -257,6 +258,23 @@ def in_exponential_span(
     c = scipy.linalg.lstsq(basis, rho)[0]
     error = float(np.max(np.abs(basis @ c - rho)) / np.max(np.abs(rho)))
     return error <= positive_number("tol", tol), error
+
+
+def best_converged(
+    errors: Mapping[int, float], converged: Mapping[int, bool]
+) -> tuple[float, bool]:
+    """The error a row of fits is judged on (Fig. 2): the smallest test error among the fits
+    whose solver converged, and True; when none converged, the widest fit's error and False (an
+    unconverged fit certifies nothing). Both mappings are keyed by the width."""
+    if not errors or set(errors) != set(converged):
+        raise ValueError(
+            f"errors and converged must name the same widths, got {sorted(errors)} and "
+            f"{sorted(converged)}"
+        )
+    certified = [real_number(f"errors[{w}]", e, low=0.0) for w, e in errors.items() if converged[w]]
+    if not certified:
+        return real_number("errors", errors[max(errors)], low=0.0), False
+    return min(certified), True
 
 
 def beats_baselines(error: float, baselines: Mapping[str, float], margin: float) -> bool:

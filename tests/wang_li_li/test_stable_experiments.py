@@ -1,0 +1,123 @@
+"""The experiments of the stable-approximation chapter (WLL Figs 2-3, App. C), on numbers: the
+data against a direct sum, the checkpoint errors against the perturbation error called by hand,
+the filter on hand-made runs, the memories of a linear target in closed form."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from lrnn_core.core.targets import TanhRNN, exp_memory
+from lrnn_core.wang_li_li.ctrnn import ctrnn_outputs, init_ctrnn
+from lrnn_core.wang_li_li.fitting import WidthResult, fit_linear_rnn, time_weighted_mse
+from lrnn_core.wang_li_li.perturbation import kernel_perturbation_error, perturbation_error
+from lrnn_core.wang_li_li.stable_experiments import (
+    checkpoint_perturbation_errors,
+    filter_targets,
+    linear_functional_data,
+    rescaled_fit_errors,
+    target_memories,
+)
+
+
+def test_linear_functional_data_is_the_rectangle_rule_sum_of_each_kernel():
+    L, dt = 12, 0.5
+    data = linear_functional_data(
+        jax.random.key(0), 3, kernels=[exp_memory, lambda t: 1.0 / (1.0 + t)], L=L, dt=dt
+    )
+    assert data.x.shape == (3, L, 1) and data.y.shape == (2, 3, L, 1)
+    u = np.asarray(data.x[..., 0], np.float64)
+    t = np.arange(L) * dt
+    for r, rho in enumerate([np.exp(-t), 1.0 / (1.0 + t)]):
+        direct = np.array([[dt * sum(rho[j] * s[k - j] for j in range(k + 1)) for k in range(L)]
+                           for s in u])  # fmt: skip
+        np.testing.assert_allclose(data.y[r, ..., 0], direct, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="kernels"):
+        linear_functional_data(jax.random.key(0), 3, kernels=[], L=L)
+
+
+def _runs(widths=(2, 4), R=2):
+    """Sequential-width results with R runs per width (random CTRNNs, stable and one not)."""
+    runs = []
+    for i, m in enumerate(widths):
+        keys = jax.random.split(jax.random.key(10 + i), R)
+        params = jax.tree.map(lambda *a: jnp.stack(a), *[init_ctrnn(k, m) for k in keys])
+        runs.append(
+            WidthResult(m, np.ones(R), np.array([3.0, np.inf]), np.zeros((R, 1)), np.ones(R),
+                        params)
+        )  # fmt: skip
+    return runs
+
+
+def test_checkpoint_errors_equal_the_perturbation_error_of_each_checkpoint():
+    runs = _runs()
+    x = jax.random.normal(jax.random.key(1), (4, 10, 1))
+    y = jax.random.normal(jax.random.key(2), (2, 4, 10, 1))
+    betas, key = [0.0, 0.01, 0.1], jax.random.key(3)
+    E = checkpoint_perturbation_errors(
+        runs, x, y, betas, widths=[4], activation="tanh", key=key, draws=2, perturbed="all"
+    )
+    assert E.shape == (2, 1, 3)
+    for r in range(2):
+        params = jax.tree.map(lambda a, r=r: a[r], runs[1].params)
+
+        def loss(p, r=r):
+            return time_weighted_mse(ctrnn_outputs(p, x, activation="tanh"), y[r])
+
+        np.testing.assert_allclose(E[r, 0, 0], float(loss(params)), rtol=1e-6)
+        by_hand = perturbation_error(
+            loss, params, betas, key=key, draws=2, perturbed="all", running_max=True
+        )
+        np.testing.assert_allclose(E[r, 0], by_hand, rtol=1e-6)
+    with pytest.raises(ValueError, match="widths"):
+        checkpoint_perturbation_errors(
+            runs, x, y, betas, widths=[8], activation="tanh", key=key, draws=2, perturbed="all"
+        )
+
+
+def test_filter_targets_on_hand_made_runs():
+    runs = _runs()
+    radius = np.min([-np.asarray(r.params.raw).max(axis=1) for r in runs], axis=0)
+    res = filter_targets(runs, margin=float(radius[0]))  # run 0 sits exactly on the margin
+    np.testing.assert_array_equal(res.approximated, [True, False])  # run 1 never converged
+    np.testing.assert_allclose(res.radius, radius)
+    assert res.stable[0] and res.kept[0] and not res.kept[1]
+    tight = filter_targets(runs, margin=float(radius.max()) + 1.0)
+    assert not tight.stable.any() and not tight.kept.any()
+
+
+def test_target_memories_of_a_linear_target_decay_at_its_rate():
+    # W = 0.5, tiny weights keep tanh linear: memory ~ C B 0.5^k, rate ln 2
+    tiny = 1e-4
+    target = TanhRNN(
+        W=jnp.array([[0.5]], jnp.float64), B=jnp.array([tiny], jnp.float64),
+        b=jnp.zeros(1, jnp.float64), C=jnp.array([1.0], jnp.float64), d=jnp.array(0.0),
+    )  # fmt: skip
+    with jax.enable_x64(True):
+        memories, tails, fits = target_memories([target, target], 30, fitted=[True, False])
+    np.testing.assert_allclose(memories[0][:5], tiny * 0.5 ** np.arange(5), rtol=1e-6)
+    assert fits[0].rate == pytest.approx(np.log(2), rel=1e-4) and fits[1] is None
+    assert tails[0] < 1e-6
+    with pytest.raises(ValueError, match="fitted"):
+        target_memories([target], 30, fitted=[True, True])
+
+
+def test_rescaled_fit_errors_equal_the_fits_called_by_hand():
+    t = np.linspace(0.0, 20.0, 201)
+    key = jax.random.key(0)
+    with jax.enable_x64(True):
+        E = rescaled_fit_errors(t, [(0.5, 0.5)], [2, 4], 1e-3, key=key, draws=3, perturbed="all")
+        rho = np.exp(-0.5 * t)
+        by_hand = [
+            kernel_perturbation_error(
+                fit_linear_rnn(rho, t, m, rate=0.5),
+                rho,
+                t,
+                [0.0, 1e-3],
+                key=key,
+                draws=3,
+                perturbed="all",
+            )  # fmt: skip
+            for m in (2, 4)
+        ]
+    np.testing.assert_allclose(E[0.5, 0.5], by_hand, rtol=1e-9, atol=1e-20)  # E(0): round-off
