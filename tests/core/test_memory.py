@@ -14,6 +14,7 @@ from lrnn_core.core.memory import (
     impulse_memory,
     reversed_memory,
     tail_ratio,
+    upper_envelope,
 )
 from lrnn_core.core.targets import (
     exp_memory,
@@ -214,3 +215,13 @@ def test_probes_reject_bad_input():
         decay_rate(np.zeros(10), np.arange(10.0))
     with pytest.raises(ValueError, match="same length"):
         decay_rate(np.ones(10), np.arange(9.0))
+
+
+def test_upper_envelope_is_the_running_max_from_the_right():
+    m = np.array([5.0, 1.0, 3.0, 0.0, 2.0, 0.5])
+    np.testing.assert_array_equal(upper_envelope(m), [5.0, 3.0, 3.0, 2.0, 2.0, 0.5])
+    # a monotone memory is its own envelope
+    k = np.arange(50.0)
+    np.testing.assert_array_equal(upper_envelope(np.exp(-0.2 * k)), np.exp(-0.2 * k))
+    with pytest.raises(ValueError, match="memory"):
+        upper_envelope(np.ones((2, 2)))

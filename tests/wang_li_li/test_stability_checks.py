@@ -5,7 +5,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lrnn_core.wang_li_li.ctrnn import CTRNN
+from lrnn_core.core.memory import fit_decay, impulse_memory
+from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs
 from lrnn_core.wang_li_li.stability_checks import (
     ModelMemory,
     bounded_in_width,
@@ -93,6 +94,22 @@ def test_two_modes_decay_at_least_at_the_slowest_rate_and_a_marginal_mode_fails(
         ctrnn_memory_check(jax.tree.map(lambda a: a[None], params))
     with pytest.raises(ValueError, match="start"):
         ctrnn_memory_check(params, L=5, start=4.0)
+
+
+def test_rate_is_read_on_the_relaxed_tail_not_on_a_saturated_transient():
+    # lam = -0.2, b = 13, B = -26: the impulse (u_0 = 1) moves the state by -2, then both
+    # trajectories sit in hardtanh's saturation (slope 0) for ~60 steps, where the difference
+    # does not shrink; once relaxed it shrinks by 0.8 per step
+    params = one_unit(-0.2, b=13.0)._replace(B=jnp.array([[-26.0]], jnp.float64))
+    with jax.enable_x64(True):
+        mm = ctrnn_memory_check(params, activation="hardtanh", L=400)
+        memory = impulse_memory(
+            lambda u: ctrnn_outputs(params, u[:, None], activation="hardtanh")[:, 0], 400
+        )
+    t = np.arange(400.0)
+    assert memory[50] == pytest.approx(memory[1])  # flat while saturated
+    assert fit_decay(memory, t, tail=(5.0, 399.0)).rate < 0.9 * mm.predicted  # transient
+    assert mm.rate == pytest.approx(-np.log(0.8), rel=1e-3) and mm.holds
 
 
 def test_contracting_memories_judges_only_the_contracting_checkpoints():

@@ -64,6 +64,7 @@ __all__ = [
     "reversed_memory",
     "tail_ratio",
     "tail_window",
+    "upper_envelope",
 ]
 
 Model = Callable[[Float[Array, " L"]], Any]
@@ -244,6 +245,15 @@ def fit_decay(
     spread = np.sum((logm - logm.mean()) ** 2)
     r2 = 1.0 - np.sum(resid**2) / spread if spread > 0 else 1.0
     return DecayFit(rate=float(-slope), log_amplitude=float(intercept), r2=float(r2))
+
+
+def upper_envelope(memory: Float[ArrayLike, " L"]) -> Float[np.ndarray, " L"]:
+    """``max_{j >= k} m_j``: a memory read by its peaks, the smallest non-increasing function above
+    it (WLL Def. 3.2 and Wang & Xue Thm 3.13 bound the memory by ``c e^{-beta t}``: an
+    oscillation or a cancellation dip below that bound is not a faster decay)."""
+    m = as_float64("memory", memory)
+    check_shape("memory", m, (None,))
+    return np.maximum.accumulate(m[::-1])[::-1]
 
 
 def decay_rate(

@@ -13,7 +13,9 @@
   modes all satisfy ``|1 + dt lam_i| < 1`` relaxes to a fixed point (where ``sigma`` is linear),
   and any difference of two trajectories shrinks there by at most ``max_i |1 + dt lam_i|`` per
   step, so its impulse memory (App. F, eq. 121) decays at least at the rate
-  ``min_i -log|1 + dt lam_i|`` (about ``min_i |lam_i|``, the stability radius, for small steps).
+  ``min_i -log|1 + dt lam_i|`` (about ``min_i |lam_i|``, the stability radius, for small steps)
+  once the state has relaxed; before that a saturated unit (secant slope 0) keeps a difference
+  unchanged. The rate is read on the upper envelope of the memory's relaxed tail.
   :func:`with_marginal_mode` moves one mode onto the stability boundary (``lam = 0``): the object
   without a stability radius, whose memory need not decay.
 * :func:`filter_check`: the filtering claim of Fig. 3 on the targets the filter keeps.
@@ -30,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
-from lrnn_core.core.memory import fit_decay, impulse_memory, tail_ratio
+from lrnn_core.core.memory import fit_decay, impulse_memory, tail_ratio, upper_envelope
 from lrnn_core.core.validate import (
     as_float64,
     check_choice,
@@ -149,16 +151,23 @@ def ctrnn_memory_check(
     L: int = 1000,
     start: float = 5.0,
     tolerance: float = 0.1,
+    depth: float = 1e-6,
 ) -> ModelMemory:
     """The model side of Thm 3.9 for one CTRNN (no run axis, one input and one output): its
     impulse memory over ``L`` steps (float64) decays at least at the rate its modes predict
     (module docstring); ``tolerance`` is the fit noise allowed (10 %, the book's LRU check). The
-    tail rate is fitted from ``t = start`` on, above round-off."""
+    rate is a guarantee for the relaxed state and an upper bound ``c e^{-rate t}``: the tail rate
+    is fitted to the memory's upper envelope (:func:`lrnn_core.core.memory.upper_envelope`, so
+    that a dip where the readout's modes cancel is not read as a faster decay) where it has
+    fallen below ``depth`` times its peak (and above round-off), not over the relaxation, where
+    a saturated unit (secant slope 0) does not shrink a difference at all; from ``t = start`` on
+    if it never falls that far or too few points are left."""
     check_choice("activation", activation, ACTIVATIONS)
     L = positive_int("L", L)
     dt = positive_number("dt", dt)
     start = real_number("start", start, low=0.0)
     tolerance = real_number("tolerance", tolerance, low=0.0, high=1.0)
+    depth = real_number("depth", depth, low=0.0, high=1.0)
     if np.ndim(params.raw) != 1 or np.shape(params.B)[-1] != 1 or np.shape(params.C)[0] != 1:
         raise ValueError(
             "params must be one CTRNN with one input and one output (raw (N,), B (N, 1), "
@@ -181,7 +190,8 @@ def ctrnn_memory_check(
     predicted = float(-np.log(factor) / dt) if factor < 1 else 0.0
     t = np.arange(L) * dt
     tail = tail_ratio(memory)
-    rate = fit_decay(memory, t, tail=(start, t[-1])).rate
+    envelope = upper_envelope(memory)
+    rate = fit_decay(envelope, t, tail=_asymptotic_window(envelope, t, start, depth)).rate
     holds = bool(tail < DECAYING and rate >= (1 - tolerance) * predicted)
     return ModelMemory(float(-lam.max()), predicted, float(rate), float(tail), holds)
 
@@ -192,6 +202,21 @@ def contracting_memories(checks: Sequence[ModelMemory]) -> tuple[list[ModelMemor
     and whether each of them passes :func:`ctrnn_memory_check` (False when none contracts)."""
     contracting = [c for c in checks if c.predicted > 0]
     return contracting, bool(contracting) and all(c.holds for c in contracting)
+
+
+def _asymptotic_window(
+    memory: np.ndarray, t: np.ndarray, start: float, depth: float
+) -> tuple[float, float]:
+    """From the first time after ``start`` where ``memory`` is below ``depth`` times its peak to
+    the end, if at least 3 points there lie above the round-off floor of
+    :func:`lrnn_core.core.memory.fit_decay`; else from ``start``."""
+    floor = 1e3 * np.finfo(np.float64).eps * memory.max()
+    late = (t >= start) & (memory <= depth * memory.max())
+    if late.any():
+        first = t[np.argmax(late)]
+        if np.sum((t >= first) & (memory > floor)) >= 3:
+            return float(first), float(t[-1])
+    return float(start), float(t[-1])
 
 
 def with_marginal_mode(params: CTRNN) -> CTRNN:

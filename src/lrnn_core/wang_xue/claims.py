@@ -47,7 +47,7 @@ import scipy.linalg
 import scipy.special
 from jaxtyping import ArrayLike, Float
 
-from lrnn_core.core.memory import fit_decay
+from lrnn_core.core.memory import fit_decay, upper_envelope
 from lrnn_core.core.stacked import StackedSSM
 from lrnn_core.core.validate import (
     as_float64,
@@ -160,11 +160,6 @@ def within_bound(m: Float[ArrayLike, " L"], bound: Float[ArrayLike, " L"]) -> Bo
     return BoundCheck(holds=ratio <= 1.0, ratio=ratio, floor=floor)
 
 
-def _envelope(m: np.ndarray) -> np.ndarray:
-    """``max_{j >= k} m_j``: a memory read by its peaks."""
-    return np.maximum.accumulate(m[::-1])[::-1]
-
-
 def tanh_rnn_rate(
     W: Float[ArrayLike, "N N"], B: Float[ArrayLike, " N"], b: Float[ArrayLike, " N"], x: float = 1.0
 ) -> float:
@@ -198,7 +193,7 @@ def decays_at_rate(
     ``window`` decays at least :data:`MIN_RNN_RATIO` times ``rate`` (module docstring)."""
     m, k = _memory("m", m), as_float64("k", k)
     check_shape("k", k, m.shape)
-    fitted = fit_decay(_envelope(m), k, tail=window).rate / positive_number("rate", rate)
+    fitted = fit_decay(upper_envelope(m), k, tail=window).rate / positive_number("rate", rate)
     return bool(fitted >= MIN_RNN_RATIO), float(fitted)
 
 
