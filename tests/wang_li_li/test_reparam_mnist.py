@@ -13,6 +13,7 @@ from lrnn_core.wang_li_li.reparam_mnist import (
     paired_t_critical,
     paired_verdict,
     trained_status,
+    with_control,
 )
 
 
@@ -92,3 +93,11 @@ def test_ordering_status():
     )
     with pytest.raises(ValueError, match="verdicts"):
         ordering_status({"a": "fine"}, error=0.1, baselines=base, margin=1.0)
+
+
+def test_with_control_lowers_a_row_whose_control_passes_the_same_check():
+    assert with_control(True, "weaker", control_passes=False) == (True, "weaker")
+    assert with_control(True, "reproduced", control_passes=True) == (False, "not reproduced")
+    assert with_control(False, "not reproduced", False) == (False, "not reproduced")
+    with pytest.raises(ValueError, match="status"):
+        with_control(True, "fine", False)

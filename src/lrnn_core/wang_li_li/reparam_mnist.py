@@ -53,6 +53,7 @@ __all__ = [
     "paired_t_critical",
     "paired_verdict",
     "trained_status",
+    "with_control",
 ]
 
 #: The three outcomes of :func:`paired_verdict`.
@@ -218,3 +219,13 @@ def ordering_status(
         all(v == "better" for v in values), error=error, baselines=baselines, margin=margin
     )
     return holds, status if status == "reproduced" or not holds else "weaker"
+
+
+def with_control(holds: bool, status: str, control_passes: bool) -> tuple[bool, str]:
+    """A row's ``(holds, status)`` once its negative control has been through the same check:
+    unchanged when the check rejects the control; ``(False, "not reproduced")`` when the control
+    passes too, since a check that cannot tell an untrained network from a trained one (too few
+    seeds for the corrected paired test) is no evidence for the claim."""
+    holds, control_passes = check_flag("holds", holds), check_flag("control_passes", control_passes)
+    status = check_choice("status", status, ("reproduced", "weaker", "not reproduced"))
+    return (False, "not reproduced") if control_passes else (holds, status)
