@@ -248,3 +248,29 @@ def test_each_chapter_imports_one_part_only():
         per_folder.setdefault(chapter.parent.name, set()).update(used)
     mixed = {folder: sorted(p) for folder, p in per_folder.items() if len(p) > 1}
     assert not mixed, f"chapters of one folder import different parts: {mixed}"
+
+
+MAX_CELL_LINES = 30  # the project's rule: a chapter cell is a call, a figure, a row or an assert
+
+
+def code_cell_lengths(text: str) -> list[tuple[int, int]]:
+    """(first line, lines between the fences) of each MyST code cell, header and metadata in."""
+    lines, cells, start = text.split("\n"), [], None
+    for i, line in enumerate(lines, 1):
+        if start is None and line.startswith("```{code-cell}"):
+            start = i
+        elif start is not None and line.startswith("```"):
+            cells.append((start, i - start - 1))
+            start = None
+    return cells
+
+
+def test_cell_length_counts_the_header_and_metadata():
+    text = "x\n```{code-cell} ipython3\n---\nmystnb: {}\n---\na = 1\nb = 2\n```\n"
+    assert code_cell_lengths(text) == [(2, 5)]
+
+
+@pytest.mark.parametrize("chapter", sorted((ROOT / "book").rglob("*.md")), ids=str)
+def test_no_chapter_cell_is_longer_than_30_lines(chapter):
+    long = [c for c in code_cell_lengths(chapter.read_text()) if c[1] > MAX_CELL_LINES]
+    assert not long, f"{chapter.name}: cells (first line, lines) over {MAX_CELL_LINES}: {long}"
