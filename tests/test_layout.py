@@ -274,3 +274,29 @@ def test_cell_length_counts_the_header_and_metadata():
 def test_no_chapter_cell_is_longer_than_30_lines(chapter):
     long = [c for c in code_cell_lengths(chapter.read_text()) if c[1] > MAX_CELL_LINES]
     assert not long, f"{chapter.name}: cells (first line, lines) over {MAX_CELL_LINES}: {long}"
+
+
+def cell_metadata(text: str) -> list[tuple[int, str]]:
+    """(first line, YAML text) of each MyST code cell's ``---`` metadata block."""
+    lines, found = text.split("\n"), []
+    for i, line in enumerate(lines):
+        if line.startswith("```{code-cell}") and i + 1 < len(lines) and lines[i + 1] == "---":
+            end = lines.index("---", i + 2)
+            found.append((i + 1, "\n".join(lines[i + 2 : end])))
+    return found
+
+
+def test_cell_metadata_reader_finds_the_block():
+    text = "```{code-cell} ipython3\n---\nmystnb:\n  figure: {name: a}\n---\nx = 1\n```\n"
+    assert cell_metadata(text) == [(1, "mystnb:\n  figure: {name: a}")]
+    with pytest.raises(yaml.YAMLError):
+        yaml.safe_load("caption: a floor, 1e-5: at N")  # what the build rejected once
+
+
+@pytest.mark.parametrize("chapter", sorted((ROOT / "book").rglob("*.md")), ids=str)
+def test_every_cell_metadata_block_is_valid_yaml(chapter):
+    for line, block in cell_metadata(chapter.read_text()):
+        try:
+            yaml.safe_load(block)
+        except yaml.YAMLError as err:
+            pytest.fail(f"{chapter.name}:{line}: cell metadata is not valid YAML: {err}")
