@@ -6,7 +6,9 @@
 #
 # Without chapters it runs the memory chapters, book/orvieto/*.md and book/wang-li-li/*.md.
 # Prints one line per chapter and seed (passed/FAILED and seconds), then a summary; exit status
-# non-zero if any run failed. Each seed's claim records go to _build/claims/<scale>-seed<SEED>.
+# non-zero if any run failed. Each seed's claim records go to _build/claims/<scale>-seed<SEED>; the
+# logs to _build/seed-check-logs (kept across calls: each call converts the chapters into a folder
+# of its own, so two calls side by side neither share nor delete each other's files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
@@ -22,7 +24,9 @@ if [ ${#chapters[@]} -eq 0 ]; then
   chapters=(book/orvieto/*.md book/wang-li-li/*.md)
 fi
 export LRNN_SCALE=${LRNN_SCALE:-book}
-out=_build/seed-check
+out=_build/seed-check/run-$$
+logs=_build/seed-check-logs
+mkdir -p "$logs"
 python scripts/chapters_to_notebooks.py "$out" >/dev/null
 failed=0
 summary=()
@@ -31,7 +35,7 @@ for seed in "${seeds[@]}"; do
     nb="$out/${chapter%.md}.ipynb"
     [ -f "$nb" ] || { echo "no notebook for $chapter (not an executable chapter?)" >&2; exit 2; }
     start=$SECONDS
-    if LRNN_SEED=$seed python -m pytest -q -p no:cacheprovider --nbval-lax "$nb" >"$out/log-$seed-$(basename "${chapter%.md}").txt" 2>&1; then
+    if LRNN_SEED=$seed python -m pytest -q -p no:cacheprovider --nbval-lax "$nb" >"$logs/log-$seed-$(basename "${chapter%.md}").txt" 2>&1; then
       verdict=passed
     else
       verdict=FAILED
@@ -42,5 +46,6 @@ for seed in "${seeds[@]}"; do
     summary+=("$line")
   done
 done
-echo "${#summary[@]} runs, $failed failed (logs: $out/log-SEED-CHAPTER.txt)"
+rm -rf "$out"
+echo "${#summary[@]} runs, $failed failed (logs: $logs/log-SEED-CHAPTER.txt)"
 [ "$failed" -eq 0 ]

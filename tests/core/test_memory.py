@@ -13,6 +13,7 @@ from lrnn_core.core.memory import (
     heaviside_memory,
     impulse_memory,
     reversed_memory,
+    roundoff_floor,
     tail_ratio,
     upper_envelope,
 )
@@ -225,3 +226,16 @@ def test_upper_envelope_is_the_running_max_from_the_right():
     np.testing.assert_array_equal(upper_envelope(np.exp(-0.2 * k)), np.exp(-0.2 * k))
     with pytest.raises(ValueError, match="memory"):
         upper_envelope(np.ones((2, 2)))
+
+
+def test_roundoff_floor_uses_the_memory_dtype_and_is_fit_decays_default():
+    m64 = np.exp(-np.arange(50.0))
+    assert roundoff_floor(m64) == pytest.approx(1e3 * np.finfo(np.float64).eps)
+    assert roundoff_floor(m64.astype(np.float32)) == pytest.approx(1e3 * np.finfo(np.float32).eps)
+    assert roundoff_floor(np.array([0, 4, 2])) == pytest.approx(4e3 * np.finfo(float).eps)
+    # the float32 floor (1.2e-4) leaves the points of exp(-t) above it from t <= 9 only
+    t = np.arange(50.0)
+    fit32 = fit_decay(m64.astype(np.float32), t, tail=(0.0, 49.0))
+    assert fit32.rate == pytest.approx(1.0, rel=1e-4)
+    with pytest.raises(ValueError, match="floor"):
+        fit_decay(m64.astype(np.float32), t, tail=(10.0, 49.0))

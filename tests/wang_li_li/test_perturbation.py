@@ -12,6 +12,7 @@ from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, init_ctrnn
 from lrnn_core.wang_li_li.fitting import fit_linear_rnn, geometric_rates, kernel_loss
 from lrnn_core.wang_li_li.perturbation import (
     bias_response_error,
+    check_betas,
     kernel_perturbation_error,
     linear_perturbation_errors,
     lru_perturbed_modulus,
@@ -315,3 +316,18 @@ def test_bias_response_error_closed_form_and_monte_carlo():
     assert abs(samples.mean() - pred) < 4 * se, (samples.mean(), pred, se)
     with pytest.raises(ValueError, match="lam must be < 0"):
         bias_response_error(-lam, c, T, rng=np.random.default_rng(0))
+
+
+def test_check_betas():
+    np.testing.assert_allclose(np.asarray(check_betas([0.0, 0.1, 0.1])), [0, 0.1, 0.1], rtol=1e-7)
+    np.testing.assert_allclose(np.asarray(check_betas([0, 0.1], increasing=True)), [0, 0.1])
+    with pytest.raises(ValueError, match="strictly increasing"):
+        check_betas([0.0, 0.1, 0.1], increasing=True)
+    with pytest.raises(ValueError, match="betas must be >= 0"):
+        check_betas([0.1, -0.1])
+    with pytest.raises(ValueError, match="betas"):
+        check_betas([])
+    with pytest.raises(ValueError, match="betas"):
+        check_betas([[0.1]])
+    with pytest.raises(ValueError, match="betas"):
+        check_betas([0.1, np.nan])

@@ -62,6 +62,7 @@ __all__ = [
     "heaviside_memory",
     "impulse_memory",
     "reversed_memory",
+    "roundoff_floor",
     "tail_ratio",
     "tail_window",
     "upper_envelope",
@@ -204,6 +205,14 @@ def tail_window(t: np.ndarray, tail: float | tuple[float, float]) -> np.ndarray:
     return np.arange(t.size) >= int(np.floor((1 - tail) * t.size))
 
 
+def roundoff_floor(memory: Float[ArrayLike, " L"]) -> float:
+    """``1e3 * eps * max(memory)``, with ``eps`` of the memory's float type (float64 otherwise):
+    the round-off level of a difference of two outputs, below which a memory is noise."""
+    given = np.asarray(memory).dtype
+    m = as_float64("memory", memory)
+    return float(1e3 * np.finfo(given if given.kind == "f" else float).eps * m.max())
+
+
 def fit_decay(
     memory: Float[ArrayLike, " L"],
     t: Float[ArrayLike, " L"],
@@ -229,8 +238,7 @@ def fit_decay(
     if np.any(m < 0):
         raise ValueError("memory must be non-negative (a memory function is an absolute value)")
     if floor is None:
-        given = np.asarray(memory).dtype
-        floor = 1e3 * np.finfo(given if given.kind == "f" else float).eps * m.max()
+        floor = roundoff_floor(memory)
     else:
         floor = real_number("floor", floor, low=0.0)
     keep = tail_window(t, tail) & (m > floor)

@@ -59,7 +59,6 @@ def last_state(lru: LRU, u: Float[ArrayLike, "batch L"]) -> Complex[Array, "batc
     """The last LRU state ``x_L = (gamma . b) . (V_L u)`` for scalar inputs (``d_model = 1``).
 
     Orvieto et al. (ICML 2024), eq. (4) with the LRU's input weights ``gamma . B`` (Orvieto et al.,
-    2023, §3.4): ``x_L = sum_k Lambda^(L-k) gamma B u_k``. ``V_L`` is
     2023, §3.4): ``x_L = sum_k Lambda^(L-k) gamma B u_k``. The LRU stores ``log lambda =
     -exp(nu_log) + i exp(theta_log)``, so ``V_L[i, j] = exp((L-1-j) log lambda_i)`` in closed form
     (the same matrix as :func:`lrnn_core.core.vandermonde.vandermonde`, whose cumulative product

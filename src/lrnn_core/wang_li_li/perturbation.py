@@ -43,7 +43,6 @@ from lrnn_core.core.validate import (
     check_choice,
     check_finite,
     check_flag,
-    check_ndim,
     check_not_empty,
     nonnegative_int,
     positive_int,
@@ -56,6 +55,7 @@ from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
 __all__ = [
     "PERTURBED",
     "bias_response_error",
+    "check_betas",
     "kernel_perturbation_error",
     "linear_perturbation_errors",
     "lru_perturbed_modulus",
@@ -128,15 +128,20 @@ def _draws_noise(params: Params, keys: Array, perturbed: str) -> Params:
     return jax.vmap(lambda k: perturbation_noise(params, k, perturbed=perturbed))(keys)
 
 
-def _betas(betas: Float[ArrayLike, " n_betas"]) -> Array:
+def check_betas(betas: Float[ArrayLike, " n_betas"], *, increasing: bool = False) -> Array:
+    """The perturbation sizes ``beta`` of WLL eq. (9) (``||theta~ - theta|| <= beta``): a
+    non-empty 1-D array of finite numbers ``>= 0`` (strictly increasing if ``increasing``, as a
+    curve ``E_m(beta)`` needs); ValueError naming ``betas`` otherwise."""
     betas = as_inexact("betas", betas)
-    check_ndim("betas", betas, 1)
     if betas.ndim != 1:
         raise ValueError(f"betas must be a 1-D array, got shape {betas.shape}")
     check_not_empty("betas", betas)
     check_finite("betas", betas)
-    if np.any(np.asarray(betas) < 0):
-        raise ValueError(f"betas must be >= 0, got {np.asarray(betas)}")
+    values = np.asarray(betas)
+    if np.any(values < 0):
+        raise ValueError(f"betas must be >= 0, got {values}")
+    if increasing and np.any(np.diff(values) <= 0):
+        raise ValueError(f"betas must be strictly increasing, got {values}")
     return betas
 
 
@@ -160,7 +165,7 @@ def perturbed_losses(
     if not callable(loss_of_params):
         raise TypeError(f"loss_of_params must be callable, got {type(loss_of_params).__name__}")
     check_choice("perturbed", perturbed, PERTURBED)
-    betas = jnp.asarray(_betas(betas))
+    betas = jnp.asarray(check_betas(betas))
     draws, chunk = positive_int("draws", draws), positive_int("chunk", chunk)
     keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(draws))
     noise = _draws_noise(params, keys, perturbed=perturbed)

@@ -56,6 +56,7 @@ from lrnn_core.wang_li_li.ctrnn import (
     recurrent_weight,
 )
 from lrnn_core.wang_li_li.perturbation import (
+    check_betas,
     moved_by,
     perturb,
     perturbation_noise,
@@ -86,16 +87,6 @@ def authors_betas(perturb_range: int = 21, interval: float = 0.5) -> np.ndarray:
     perturb_range = positive_int("perturb_range", perturb_range)
     interval = positive_number("interval", interval)
     return np.concatenate([[0.0], 1e-3 * 2.0 ** (np.arange(perturb_range) * interval)])
-
-
-def _betas(betas: ArrayLike) -> np.ndarray:
-    betas = as_float64("betas", betas)
-    if betas.ndim != 1 or betas.size == 0:
-        raise ValueError(f"betas must be a non-empty 1-D array, got shape {betas.shape}")
-    check_finite("betas", betas)
-    if np.any(betas < 0) or np.any(np.diff(betas) <= 0):
-        raise ValueError(f"betas must be >= 0 and strictly increasing, got {betas}")
-    return betas
 
 
 def output_mse(
@@ -191,7 +182,7 @@ def crossed_zero(
     """Whether draw ``i`` at each beta (the draws of
     :func:`lrnn_core.wang_li_li.perturbation.perturbed_losses`, same key) pushes an eigenvalue to
     ``>= 0``, shape ``(len(betas), draws)``."""
-    betas = _betas(betas)
+    betas = as_float64("betas", check_betas(betas, increasing=True))
     draws = positive_int("draws", draws)
     crossed = np.zeros((len(betas), draws), bool)
     for i in range(draws):
@@ -252,7 +243,7 @@ def model_draw_losses(
     (:func:`lrnn_core.wang_li_li.perturbation.perturbed_losses`) of each CTRNN
     of ``models`` (e.g. the fits of WLL Figs 7-8, one per width), shape ``(len(models),
     len(betas), draws)``; the same ``key`` (noise) for every model."""
-    betas = _betas(betas)
+    betas = as_float64("betas", check_betas(betas, increasing=True))
     u, y = as_inexact("u", u), as_inexact("y", y)
     check_finite("u", u)
     check_finite("y", y)

@@ -32,7 +32,13 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
-from lrnn_core.core.memory import fit_decay, impulse_memory, tail_ratio, upper_envelope
+from lrnn_core.core.memory import (
+    fit_decay,
+    impulse_memory,
+    roundoff_floor,
+    tail_ratio,
+    upper_envelope,
+)
 from lrnn_core.core.validate import (
     as_float64,
     check_choice,
@@ -210,7 +216,7 @@ def _asymptotic_window(
     """From the first time after ``start`` where ``memory`` is below ``depth`` times its peak to
     the end, if at least 3 points there lie above the round-off floor of
     :func:`lrnn_core.core.memory.fit_decay`; else from ``start``."""
-    floor = 1e3 * np.finfo(np.float64).eps * memory.max()
+    floor = roundoff_floor(np.asarray(memory, np.float64))
     late = (t >= start) & (memory <= depth * memory.max())
     if late.any():
         first = t[np.argmax(late)]
