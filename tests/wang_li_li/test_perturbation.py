@@ -319,7 +319,8 @@ def test_bias_response_error_closed_form_and_monte_carlo():
 
 
 def test_check_betas():
-    np.testing.assert_allclose(np.asarray(check_betas([0.0, 0.1, 0.1])), [0, 0.1, 0.1], rtol=1e-7)
+    np.testing.assert_array_equal(check_betas([0.0, 0.1, 0.1]), [0.0, 0.1, 0.1])
+    assert check_betas(np.float32([0.5])).dtype == np.float64
     np.testing.assert_allclose(np.asarray(check_betas([0, 0.1], increasing=True)), [0, 0.1])
     with pytest.raises(ValueError, match="strictly increasing"):
         check_betas([0.0, 0.1, 0.1], increasing=True)

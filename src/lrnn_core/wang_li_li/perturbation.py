@@ -39,6 +39,7 @@ from jaxtyping import Array, ArrayLike, Float
 
 from lrnn_core.core.eigenvalues import lru_eigenvalues
 from lrnn_core.core.validate import (
+    as_float64,
     as_inexact,
     check_choice,
     check_finite,
@@ -128,20 +129,21 @@ def _draws_noise(params: Params, keys: Array, perturbed: str) -> Params:
     return jax.vmap(lambda k: perturbation_noise(params, k, perturbed=perturbed))(keys)
 
 
-def check_betas(betas: Float[ArrayLike, " n_betas"], *, increasing: bool = False) -> Array:
-    """The perturbation sizes ``beta`` of WLL eq. (9) (``||theta~ - theta|| <= beta``): a
-    non-empty 1-D array of finite numbers ``>= 0`` (strictly increasing if ``increasing``, as a
-    curve ``E_m(beta)`` needs); ValueError naming ``betas`` otherwise."""
-    betas = as_inexact("betas", betas)
+def check_betas(
+    betas: Float[ArrayLike, " n_betas"], *, increasing: bool = False
+) -> Float[np.ndarray, " n_betas"]:
+    """The perturbation sizes ``beta`` of WLL eq. (9) (``||theta~ - theta|| <= beta``) as a float64
+    array: non-empty, 1-D, finite, ``>= 0`` (strictly increasing if ``increasing``, as a curve
+    ``E_m(beta)`` needs); ValueError naming ``betas`` otherwise."""
+    betas = as_float64("betas", betas)
     if betas.ndim != 1:
         raise ValueError(f"betas must be a 1-D array, got shape {betas.shape}")
     check_not_empty("betas", betas)
     check_finite("betas", betas)
-    values = np.asarray(betas)
-    if np.any(values < 0):
-        raise ValueError(f"betas must be >= 0, got {values}")
-    if increasing and np.any(np.diff(values) <= 0):
-        raise ValueError(f"betas must be strictly increasing, got {values}")
+    if np.any(betas < 0):
+        raise ValueError(f"betas must be >= 0, got {betas}")
+    if increasing and np.any(np.diff(betas) <= 0):
+        raise ValueError(f"betas must be strictly increasing, got {betas}")
     return betas
 
 
@@ -165,7 +167,8 @@ def perturbed_losses(
     if not callable(loss_of_params):
         raise TypeError(f"loss_of_params must be callable, got {type(loss_of_params).__name__}")
     check_choice("perturbed", perturbed, PERTURBED)
-    betas = jnp.asarray(check_betas(betas))
+    check_betas(betas)
+    betas = as_inexact("betas", betas)  # JAX's float (float64 under x64), as given
     draws, chunk = positive_int("draws", draws), positive_int("chunk", chunk)
     keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(draws))
     noise = _draws_noise(params, keys, perturbed=perturbed)

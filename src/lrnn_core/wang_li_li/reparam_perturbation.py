@@ -182,7 +182,7 @@ def crossed_zero(
     """Whether draw ``i`` at each beta (the draws of
     :func:`lrnn_core.wang_li_li.perturbation.perturbed_losses`, same key) pushes an eigenvalue to
     ``>= 0``, shape ``(len(betas), draws)``."""
-    betas = as_float64("betas", check_betas(betas, increasing=True))
+    betas = check_betas(betas, increasing=True)
     draws = positive_int("draws", draws)
     crossed = np.zeros((len(betas), draws), bool)
     for i in range(draws):
@@ -243,7 +243,7 @@ def model_draw_losses(
     (:func:`lrnn_core.wang_li_li.perturbation.perturbed_losses`) of each CTRNN
     of ``models`` (e.g. the fits of WLL Figs 7-8, one per width), shape ``(len(models),
     len(betas), draws)``; the same ``key`` (noise) for every model."""
-    betas = as_float64("betas", check_betas(betas, increasing=True))
+    betas = check_betas(betas, increasing=True)
     u, y = as_inexact("u", u), as_inexact("y", y)
     check_finite("u", u)
     check_finite("y", y)
