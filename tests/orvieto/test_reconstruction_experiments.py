@@ -8,6 +8,7 @@ from lrnn_core.orvieto.reconstruction_experiments import (
     fig4_orderings,
     load_fig4_results,
     mean_image_mse,
+    pca_bound,
     save_results,
     vandermonde_baseline,
 )
@@ -106,3 +107,21 @@ def test_results_file_round_trip_and_missing_fields(tmp_path):
     path.write_text(json.dumps({"provenance": prov, "rows": [bad]}))
     with pytest.raises(ValueError, match="head"):
         load_fig4_results(path)
+
+
+def test_pca_bound_is_the_variance_beyond_2N_components_and_is_reached():
+    # four uncorrelated columns of variances 4, 3, 2, 1 (signs of a 2^4 design), L = 4
+    signs = np.array([[(i >> j) & 1 for j in range(4)] for i in range(16)]) * 2.0 - 1.0
+    u = 0.5 + signs * np.sqrt([4.0, 3.0, 2.0, 1.0])
+    bound = pca_bound(u, [1, 2])
+    assert bound[1] == pytest.approx((2.0 + 1.0) / 4) and bound[2] == pytest.approx(0.0, abs=1e-12)
+    # the rank-2 affine map that keeps the two leading components reaches it on these images
+    kept = u.mean(axis=0) + (u - u.mean(axis=0)) * np.array([1.0, 1.0, 0.0, 0.0])
+    assert np.mean((kept - u) ** 2) == pytest.approx(bound[1])
+    # and a rank-2 map of other components stays above it
+    other = u.mean(axis=0) + (u - u.mean(axis=0)) * np.array([0.0, 1.0, 1.0, 0.0])
+    assert np.mean((other - u) ** 2) > bound[1]
+    with pytest.raises(ValueError, match="N"):
+        pca_bound(u, [0])
+    with pytest.raises(ValueError, match="train_u"):
+        pca_bound(u[0], [1])

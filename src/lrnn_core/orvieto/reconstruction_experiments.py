@@ -40,6 +40,7 @@ __all__ = [
     "fig4_orderings",
     "load_fig4_results",
     "mean_image_mse",
+    "pca_bound",
     "save_results",
     "vandermonde_baseline",
 ]
@@ -62,6 +63,17 @@ def mean_image_mse(train_u: Float[ArrayLike, "n L"], test_u: Float[ArrayLike, "m
     if train_u.shape[1] != test_u.shape[1]:
         raise ValueError(f"lengths differ: {train_u.shape[1]} and {test_u.shape[1]}")
     return float(np.mean((train_u.mean(axis=0) - test_u) ** 2))
+
+
+def pca_bound(train_u: Float[ArrayLike, "n L"], Ns: Sequence[int]) -> dict[int, float]:
+    """The smallest training MSE of any affine decoder of rank at most ``2N`` (Eckart-Young):
+    ``(1/L) sum_{j > 2N} sigma_j^2``, the eigenvalues ``sigma_j^2`` of the training images'
+    covariance in decreasing order. A linear decoder of ``[Re x_L; Im x_L]`` is such a map, so no
+    trained linear decoder goes below it on its training images (the chapter's eq. lr-pca-bound)."""
+    train_u = _images("train_u", train_u)
+    Ns = [positive_int("N", N) for N in Ns]
+    var = np.linalg.eigvalsh(np.cov(train_u, rowvar=False, bias=True))[::-1]
+    return {N: max(float(var[2 * N :].sum() / train_u.shape[1]), 0.0) for N in Ns}
 
 
 def vandermonde_baseline(
