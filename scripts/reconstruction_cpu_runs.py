@@ -16,7 +16,8 @@ optimiser steps in every cell (default 93 750, the paper's 100 epochs of 60k in 
 On an H100 (JAX 0.11) a step of MNIST, N = 64, linear decoder, three seeds took 1.8 ms and each
 cell about 14 s to compile.
 
-    python scripts/reconstruction_cpu_runs.py --plan gpu --budget-s 420
+    python scripts/reconstruction_cpu_runs.py --plan gpu --steps 9370 \
+        --cells MNIST:64,MNIST:1024,MNIST:256
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ CELLS = [
     ("PathFinder substitute", 256),
     ("PathFinder substitute", 1024),
 ]
-#: the GPU plan: the CPU plan's fields, overridden (steps per cell set by the budget at run time)
+#: the GPU plan: the CPU plan's fields, overridden (steps and epochs set from --steps)
 GPU_HYPER = HYPER | {
     "n_train": 60_000,  # every MNIST training image (the paper's)
     "n_test": 2048,
@@ -106,9 +107,13 @@ def main() -> None:
         ).stdout.strip()
     )
     n, m = hyper["n_train"], hyper["n_test"]
-    # the PathFinder substitute is slow to draw (pure NumPy): drawn in a second process meanwhile
+    if gpu and args.cells:
+        cells = [(d, int(N)) for d, N in (c.rsplit(":", 1) for c in args.cells.split(","))]
+    # the PathFinder substitute is slow to draw (pure NumPy): drawn in a second process meanwhile,
+    # only if a cell needs it
     pool = multiprocessing.get_context("spawn").Pool(1)
-    pf = pool.apply_async(pathfinder_split, (hyper["pf_train"], m))
+    if any(name != "MNIST" for name, _ in cells):
+        pf = pool.apply_async(pathfinder_split, (hyper["pf_train"], m))
     mnist_train, _ = mnist_sequences("train", n)
     mnist_test, _ = mnist_sequences("test", m)
     data = {"MNIST": (mnist_train, mnist_test)}
@@ -123,8 +128,6 @@ def main() -> None:
         "hyperparameters": hyper,
     }
     if gpu:
-        if args.cells:
-            cells = [(d, int(N)) for d, N in (c.rsplit(":", 1) for c in args.cells.split(","))]
         batches = {"MNIST": n // hyper["batch_size"]}
         batches["PathFinder substitute"] = hyper["pf_train"] // hyper["batch_size"]
         hyper["steps"] = args.steps
