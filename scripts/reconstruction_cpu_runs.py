@@ -131,7 +131,10 @@ def main() -> None:
         batches = {"MNIST": n // hyper["batch_size"]}
         batches["PathFinder substitute"] = hyper["pf_train"] // hyper["batch_size"]
         hyper["steps"] = args.steps
-        hyper["epochs"] = {k: max(args.steps // b, 1) for k, b in batches.items()}
+        # epochs per data set of the cells asked for (not of data sets no cell uses)
+        hyper["epochs"] = {
+            k: max(args.steps // b, 1) for k, b in batches.items() if k in dict(cells)
+        }
     rows = []
     for name, N in cells:
         if gpu and time.perf_counter() - start > args.budget_s:

@@ -27,7 +27,6 @@ import math
 import numbers
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -62,7 +61,7 @@ class Explorer(widgets.VBox):
         sliders: Sequence[widgets.SelectionSlider],
         stacks: Sequence[Sequence[widgets.Stack]],
         links: Sequence[Link],
-        grid: Mapping[str, tuple[Any, ...]],
+        grid: Mapping[str, tuple[object, ...]],
     ) -> None:
         head = [] if title is None else [title]
         super().__init__(children=[*head, *sliders, stacks[0][0]])
@@ -71,7 +70,7 @@ class Explorer(widgets.VBox):
         self.links = tuple(links)
         self.grid = dict(grid)
 
-    def frame(self, **params: Any) -> widgets.Image:
+    def frame(self, **params: object) -> widgets.Image:
         """The image shown when each slider is at the given value, e.g. ``frame(lam=0.9, T=50)``."""
         if set(params) != set(self.grid):
             raise ValueError(f"frame needs the parameters {list(self.grid)}, got {list(params)}")
@@ -83,7 +82,7 @@ class Explorer(widgets.VBox):
 
 def explore(
     plot: Callable[..., Figure],
-    grid: Mapping[str, Sequence[Any]],
+    grid: Mapping[str, Sequence[object]],
     *,
     dpi: float = DEFAULT_DPI,
     description: str | None = None,
@@ -135,7 +134,7 @@ def figure_to_png(fig: Figure, dpi: float = DEFAULT_DPI) -> bytes:
     return buf.getvalue()
 
 
-def format_value(value: Any) -> str:
+def format_value(value: object) -> str:
     """A short slider label: integers as is, real numbers to 4 significant digits, others by str."""
     if isinstance(value, bool):
         return str(value)
@@ -148,14 +147,14 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def _check_grid(grid: Mapping[str, Sequence[Any]]) -> dict[str, tuple[Any, ...]]:
+def _check_grid(grid: Mapping[str, Sequence[object]]) -> dict[str, tuple[object, ...]]:
     if not isinstance(grid, Mapping):
         raise TypeError(
             f"grid must be a mapping name -> sequence of values, got {type(grid).__name__}"
         )
     if not grid:
         raise ValueError("grid is empty: give at least one parameter, e.g. {'lam': [0.5, 0.9]}")
-    out: dict[str, tuple[Any, ...]] = {}
+    out: dict[str, tuple[object, ...]] = {}
     for name, vals in grid.items():
         if not isinstance(name, str) or not name.isidentifier():
             raise TypeError(f"grid keys must be keyword names of plot, got {name!r}")
@@ -169,7 +168,9 @@ def _check_grid(grid: Mapping[str, Sequence[Any]]) -> dict[str, tuple[Any, ...]]
     return out
 
 
-def _slider_labels(values: Mapping[str, Any], labels: Mapping[str, str] | None) -> dict[str, str]:
+def _slider_labels(
+    values: Mapping[str, object], labels: Mapping[str, str] | None
+) -> dict[str, str]:
     labels = {} if labels is None else labels
     if not isinstance(labels, Mapping):
         raise TypeError(f"labels must be a mapping name -> str, got {type(labels).__name__}")
@@ -181,7 +182,7 @@ def _slider_labels(values: Mapping[str, Any], labels: Mapping[str, str] | None) 
     return {name: labels.get(name, name) for name in values}
 
 
-def _readouts(name: str, values: tuple[Any, ...]) -> list[str]:
+def _readouts(name: str, values: tuple[object, ...]) -> list[str]:
     """Distinct readouts: :func:`format_value`, or ``repr`` where 4 digits merge values."""
     for fmt in (format_value, repr):
         readouts = [fmt(v) for v in values]
@@ -190,7 +191,7 @@ def _readouts(name: str, values: tuple[Any, ...]) -> list[str]:
     raise ValueError(f"grid[{name!r}] repeats a value: {list(values)!r}")
 
 
-def _index_of(values: tuple[Any, ...], value: Any, name: str) -> int:
+def _index_of(values: tuple[object, ...], value: object, name: str) -> int:
     for i, v in enumerate(values):
         if v is value or v == value:
             return i
@@ -198,7 +199,7 @@ def _index_of(values: tuple[Any, ...], value: Any, name: str) -> int:
 
 
 def _render_all(
-    plot: Callable[..., Figure], values: Mapping[str, tuple[Any, ...]], dpi: float
+    plot: Callable[..., Figure], values: Mapping[str, tuple[object, ...]], dpi: float
 ) -> list[bytes]:
     """PNG of every combination, in row-major order (the last parameter varies fastest)."""
     names = list(values)
@@ -214,7 +215,7 @@ def _render_all(
     return pngs
 
 
-def _render_one(plot: Callable[..., Figure], params: dict[str, Any], dpi: float) -> bytes:
+def _render_one(plot: Callable[..., Figure], params: dict[str, object], dpi: float) -> bytes:
     """Render ``plot(**params)`` to PNG; close the figure and every other figure the call opened."""
     before = set(plt.get_fignums())
     fig = None
@@ -238,11 +239,11 @@ def _render_one(plot: Callable[..., Figure], params: dict[str, Any], dpi: float)
             plt.close(fig)
 
 
-def _call_args(params: Mapping[str, Any]) -> str:
+def _call_args(params: Mapping[str, object]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 
 
-def _slider(label: str, readouts: list[str], values: tuple[Any, ...]) -> widgets.SelectionSlider:
+def _slider(label: str, readouts: list[str], values: tuple[object, ...]) -> widgets.SelectionSlider:
     return widgets.SelectionSlider(
         options=list(zip(readouts, values, strict=False)),
         index=0,

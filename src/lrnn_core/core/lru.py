@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -197,7 +196,7 @@ class LRUModel(nnx.Module):
         hidden: Sequence[int] = (64,),
         activation: Callable[[jax.Array], jax.Array] = nnx.relu,
         rngs: nnx.Rngs,
-        **lru_kwargs: Any,
+        **lru_kwargs: float | str | DTypeLike,
     ):
         self.d_in = positive_int("d_in", d_in)
         d_model = None if d_model is None else positive_int("d_model", d_model)

@@ -37,7 +37,7 @@ amplitudes: the probe returns the maximum over them (the sup of Def. 3.1 over a 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -68,7 +68,8 @@ __all__ = [
     "upper_envelope",
 ]
 
-Model = Callable[[Float[Array, " L"]], Any]
+#: A causal sequence model ``(L,) -> (L,)`` (or ``(L, 1)``) probed by the memory functions.
+Model = Callable[[Float[Array, " L"]], ArrayLike]
 
 
 def amplitudes(amplitude: float | Sequence[float]) -> np.ndarray:

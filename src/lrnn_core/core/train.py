@@ -28,14 +28,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 from flax import nnx
-from jaxtyping import Array, ArrayLike, Float, Int
+from jaxtyping import Array, ArrayLike, Float, Int, PyTree
 from tqdm.auto import tqdm
 
 from lrnn_core.core.validate import (
@@ -61,15 +60,19 @@ __all__ = [
     "warn_if_diverged",
 ]
 
-Batch = Any
-Params = Any
+#: A pytree of arrays: the inputs and targets of one step.
+Batch = PyTree
+#: A pytree of arrays: a model's trainable parameters (an ``nnx.State`` of ``nnx.Param`` for NNX).
+Params = PyTree
+#: A pytree of arrays: a model's non-parameter state, or an optimiser's state.
+State = PyTree
 
 #: The LRU's recurrent parameters (:class:`lrnn_core.core.lru.LRU`), which the LRU code base trains
 #: at a reduced learning rate and without weight decay.
 RECURRENT_PARAMS = frozenset({"nu_log", "theta_log", "gamma_log", "B_re", "B_im"})
 
 
-def mse_loss(model: Callable[[Any], Array], batch: tuple[ArrayLike, ArrayLike]) -> Array:
+def mse_loss(model: Callable[[ArrayLike], Array], batch: tuple[ArrayLike, ArrayLike]) -> Array:
     """Mean squared error ``mean((model(u) - y)^2)`` for ``batch = (u, y)``."""
     u, y = batch
     return jnp.mean((model(u) - y) ** 2)
@@ -97,7 +100,7 @@ class TrainResult:
     stopped_early: bool
     seeds: tuple[int, ...] | None = None
     graphdef: nnx.GraphDef | None = None
-    state: Any = None
+    state: State | None = None
 
     @property
     def steps(self) -> int:
@@ -105,7 +108,7 @@ class TrainResult:
         return self.losses.shape[-1]
 
     @property
-    def rest(self) -> Any:
+    def rest(self) -> State | None:
         """The non-parameter NNX state (an alias of ``state``)."""
         return self.state
 
@@ -128,13 +131,13 @@ def named_in(params: Params, names: frozenset[str]) -> Params:
     """A pytree like ``params`` holding, per leaf, whether its path names one of ``names`` (an
     NNX parameter such as ``nu_log`` anywhere in the model): the mask of optax transforms."""
 
-    def named(path: tuple, _: Any) -> bool:
+    def named(path: tuple, _: object) -> bool:
         return bool({getattr(k, "key", getattr(k, "name", None)) for k in path} & names)
 
     return jax.tree_util.tree_map_with_path(named, params)
 
 
-def stack_models(models: Sequence[nnx.Module]) -> tuple[nnx.GraphDef, Params, Any]:
+def stack_models(models: Sequence[nnx.Module]) -> tuple[nnx.GraphDef, Params, State]:
     """``nnx.split`` each model into (graph, ``nnx.Param`` state, other state) and stack the two
     states along a new leading run axis: the form :func:`train_params` trains. Every model must
     have the same structure (one graph for all runs)."""
@@ -220,16 +223,16 @@ def warn_if_diverged(losses: Float[np.ndarray, "R steps"], desc: str) -> None:
 def train_params(
     loss: Callable[..., Float[Array, ""]],
     params: Params,
-    batch_at: Callable[[Any, Int[Array, ""]], Batch],
-    streams: Any,
+    batch_at: Callable[[PyTree, Int[Array, ""]], Batch],
+    streams: PyTree,
     *,
     steps: int,
     optimizer: optax.GradientTransformation,
     steps_per_round: int = 1,
-    evaluate: Callable[[Params, Any], Float[Array, ""]] | None = None,
+    evaluate: Callable[[Params, PyTree], Float[Array, ""]] | None = None,
     stop_below: float | None = None,
-    state: Any = None,
-    opt_state: Any = None,
+    state: State | None = None,
+    opt_state: State | None = None,
     progress: bool = True,
     desc: str = "train",
 ) -> TrainResult:

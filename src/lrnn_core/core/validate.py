@@ -6,7 +6,8 @@ dtype where a float is meant), ``ValueError`` for the right kind with a wrong va
 non-finite, wrong shape, unstable eigenvalue, unknown option).
 
 Checks on values (finiteness, stability) run only on concrete arrays; under ``jit`` the values are
-tracers and only shapes and dtypes can be checked.
+tracers and only shapes and dtypes can be checked. Arguments are typed ``object``: a check receives
+whatever the caller passed, and its return type says what it guarantees.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -23,7 +25,7 @@ import numpy as np
 T = TypeVar("T")
 
 
-def is_concrete(x: Any) -> bool:
+def is_concrete(x: object) -> bool:
     """True unless ``x`` is a JAX tracer (inside ``jit``/``grad``/``vmap``): values unknown."""
     return not isinstance(x, jax.core.Tracer)
 
@@ -31,7 +33,7 @@ def is_concrete(x: Any) -> bool:
 # --- Python scalars -------------------------------------------------------------------------------
 
 
-def positive_int(name: str, value: Any) -> int:
+def positive_int(name: str, value: object) -> int:
     """``value`` as an int >= 1; bools, floats and strings are rejected with a TypeError."""
     value = _integer(name, value)
     if value < 1:
@@ -39,7 +41,7 @@ def positive_int(name: str, value: Any) -> int:
     return value
 
 
-def nonnegative_int(name: str, value: Any) -> int:
+def nonnegative_int(name: str, value: object) -> int:
     """``value`` as an int >= 0; bools, floats and strings are rejected with a TypeError."""
     value = _integer(name, value)
     if value < 0:
@@ -47,7 +49,7 @@ def nonnegative_int(name: str, value: Any) -> int:
     return value
 
 
-def _integer(name: str, value: Any) -> int:
+def _integer(name: str, value: object) -> int:
     is_int_array = isinstance(value, (np.ndarray, jax.Array)) and value.ndim == 0
     if is_int_array and jnp.issubdtype(value.dtype, jnp.integer):
         return int(value)
@@ -57,7 +59,7 @@ def _integer(name: str, value: Any) -> int:
 
 
 def real_number(
-    name: str, value: Any, *, low: float | None = None, high: float | None = None
+    name: str, value: object, *, low: float | None = None, high: float | None = None
 ) -> float:
     """``value`` as a finite Python float in ``[low, high]`` (either bound optional).
 
@@ -86,7 +88,7 @@ def real_number(
     return value
 
 
-def positive_number(name: str, value: Any) -> float:
+def positive_number(name: str, value: object) -> float:
     """``value`` as a finite float > 0."""
     value = real_number(name, value)
     if value <= 0:
@@ -94,7 +96,7 @@ def positive_number(name: str, value: Any) -> float:
     return value
 
 
-def check_flag(name: str, value: Any) -> bool:
+def check_flag(name: str, value: object) -> bool:
     """``value`` if it is a bool (Python or NumPy); anything else, 0 and 1 included, is a TypeError.
 
     Strings such as ``"yes"`` are rejected: ``bool("no")`` would be True."""
@@ -103,7 +105,7 @@ def check_flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def check_text(name: str, value: Any) -> str:
+def check_text(name: str, value: object) -> str:
     """``value`` if it is a non-empty string."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
@@ -112,7 +114,7 @@ def check_text(name: str, value: Any) -> str:
     return value
 
 
-def check_choice(name: str, value: Any, allowed: Sequence[T]) -> T:
+def check_choice(name: str, value: object, allowed: Sequence[T]) -> T:
     """``value`` if it is one of ``allowed`` (a method name, say), else a ValueError."""
     if not isinstance(value, str) and any(isinstance(a, str) for a in allowed):
         raise TypeError(
@@ -123,7 +125,7 @@ def check_choice(name: str, value: Any, allowed: Sequence[T]) -> T:
     return value
 
 
-def seed_list(name: str, seeds: Any) -> tuple[int, ...]:
+def seed_list(name: str, seeds: object) -> tuple[int, ...]:
     """A non-empty sequence of distinct non-negative int seeds as a tuple (one int is one seed)."""
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (Sequence, np.ndarray)):
         seeds = (seeds,)
@@ -135,7 +137,7 @@ def seed_list(name: str, seeds: Any) -> tuple[int, ...]:
     return out
 
 
-def inexact_dtype(name: str, dtype: Any, *, kind: str = "real") -> np.dtype:
+def inexact_dtype(name: str, dtype: object, *, kind: str = "real") -> np.dtype:
     """``dtype`` as a NumPy dtype of ``kind`` ``"real"`` (floating) or ``"complex"``; ``None`` gives
     JAX's default of that kind (float32, or float64 inside ``jax.enable_x64(True)``).
 
@@ -157,7 +159,7 @@ def inexact_dtype(name: str, dtype: Any, *, kind: str = "real") -> np.dtype:
 # --- Arrays ---------------------------------------------------------------------------------------
 
 
-def _numeric_array(name: str, x: Any, module: Any) -> Any:
+def _numeric_array(name: str, x: object, module: ModuleType) -> np.ndarray | jax.Array:
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}")
     try:
@@ -171,7 +173,7 @@ def _numeric_array(name: str, x: Any, module: Any) -> Any:
     return arr
 
 
-def as_inexact(name: str, x: Any) -> jax.Array:
+def as_inexact(name: str, x: object) -> jax.Array:
     """``x`` as a JAX float or complex array; integers become JAX's default float, bools and
     strings are a TypeError. Integers that JAX's default float cannot hold exactly are rejected."""
     arr = _numeric_array(name, x, jnp)
@@ -190,25 +192,25 @@ def as_inexact(name: str, x: Any) -> jax.Array:
     return arr
 
 
-def as_float64(name: str, x: Any) -> np.ndarray:
+def as_float64(name: str, x: object) -> np.ndarray:
     """``x`` as a NumPy float64 or complex128 array, whatever JAX's precision setting."""
     arr = _numeric_array(name, x, np)
     return arr.astype(np.result_type(arr.dtype, np.float64))
 
 
-def check_finite(name: str, x: Any) -> None:
+def check_finite(name: str, x: object) -> None:
     """ValueError if a concrete ``x`` holds NaN or infinity."""
     if is_concrete(x) and not bool(np.all(np.isfinite(np.asarray(x)))):
         raise ValueError(f"{name} contains non-finite values (NaN or inf)")
 
 
-def check_not_empty(name: str, x: Any) -> None:
+def check_not_empty(name: str, x: object) -> None:
     """ValueError if ``x`` has no elements."""
     if np.size(x) == 0:
         raise ValueError(f"{name} must not be empty, got shape {np.shape(x)}")
 
 
-def check_stable(name: str, lam: Any) -> None:
+def check_stable(name: str, lam: object) -> None:
     """ValueError if a concrete ``lam`` has an eigenvalue of modulus >= 1."""
     if is_concrete(lam):
         worst = float(np.max(np.abs(np.asarray(lam)), initial=0.0))
@@ -218,7 +220,7 @@ def check_stable(name: str, lam: Any) -> None:
             )
 
 
-def check_ndim(name: str, x: Any, at_least: int) -> None:
+def check_ndim(name: str, x: object, at_least: int) -> None:
     """ValueError if ``x`` has fewer than ``at_least`` dimensions."""
     if np.ndim(x) < at_least:
         raise ValueError(
@@ -226,7 +228,7 @@ def check_ndim(name: str, x: Any, at_least: int) -> None:
         )
 
 
-def check_shape(name: str, x: Any, shape: Sequence[int | None]) -> None:
+def check_shape(name: str, x: object, shape: Sequence[int | None]) -> None:
     """ValueError unless ``x.shape`` matches ``shape`` (``None`` matches any size)."""
     got = tuple(np.shape(x))
     ok = len(got) == len(shape) and all(
@@ -237,13 +239,13 @@ def check_shape(name: str, x: Any, shape: Sequence[int | None]) -> None:
         raise ValueError(f"{name} must have shape {want}, got {got}")
 
 
-def check_real(name: str, x: Any) -> None:
+def check_real(name: str, x: object) -> None:
     """TypeError if ``x`` has a complex dtype."""
     if np.iscomplexobj(x):
         raise TypeError(f"{name} must be real, got dtype {np.asarray(x).dtype}")
 
 
-def real_sequences(name: str, u: Any, *, batched: bool = False) -> np.ndarray:
+def real_sequences(name: str, u: object, *, batched: bool = False) -> np.ndarray:
     """A real array ``u`` (input sequences, coefficients, a basis) as finite float64, of one or
     two axes, or exactly two with ``batched=True``."""
     u = as_float64(name, u)
@@ -257,7 +259,7 @@ def real_sequences(name: str, u: Any, *, batched: bool = False) -> np.ndarray:
     return u
 
 
-def eigenvalue_vector(name: str, lam: Any, *, max_modulus: float | None = None) -> np.ndarray:
+def eigenvalue_vector(name: str, lam: object, *, max_modulus: float | None = None) -> np.ndarray:
     """A non-empty finite 1-D ``lam`` as complex128 NumPy; ValueError if ``|lam| > max_modulus``."""
     lam = as_float64(name, lam)
     if lam.ndim != 1 or lam.size == 0:
@@ -273,7 +275,7 @@ def eigenvalue_vector(name: str, lam: Any, *, max_modulus: float | None = None) 
     return lam.astype(np.complex128)
 
 
-def check_scalar_loss(name: str, value: Any) -> None:
+def check_scalar_loss(name: str, value: object) -> None:
     """TypeError/ValueError unless ``value`` is a real scalar (shape ``()``), as a loss must be."""
     shape = np.shape(value)
     if shape != ():
