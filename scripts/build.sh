@@ -2,8 +2,9 @@
 # Builds the website into _build/html, executing the chapters at LRNN_SCALE (default: book).
 # Fails (non-zero exit) if any cell raises or Sphinx warns.
 #
-# Chapters are executed through Jupyter Book's cache (_build/.jupyter_cache): a rebuild re-executes
-# only the chapters whose code changed. The cache keys a chapter on its code alone, so this script
+# Chapters are executed through Jupyter Book's cache (_build/.jupyter_cache), by
+# scripts/execute_chapters.py on one process per CPU: a rebuild re-executes only the chapters whose
+# code changed. The cache keys a chapter on its code alone, so this script
 # empties it (and re-reads every page) when the scale, the seed, the library (src/) or the pinned
 # requirements differ from the last successful build's, and when LRNN_FRESH=1: a fresh clone, or a
 # changed library, executes every chapter.
@@ -28,6 +29,9 @@ if [ "${LRNN_FRESH:-0}" = 1 ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; t
   fresh=(--all)
 fi
 echo "Building the book at LRNN_SCALE=$LRNN_SCALE LRNN_SEED=$LRNN_SEED"
+# The chapters run side by side, one per CPU, into the cache the build reads (the performance appendix
+# and the report run afterwards in the build, alone). A chapter that raises stops the build here.
+python scripts/execute_chapters.py
 jupyter-book build . -W --keep-going "${fresh[@]}"
 echo "$want" > "$stamp"
 echo "Website: $(pwd)/_build/html/index.html"
