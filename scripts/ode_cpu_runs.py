@@ -1,6 +1,6 @@
 """The stored CPU run of the ODE-flow rows of Orvieto et al. (ICML 2024; Figs. 5, 14-16): every
-experiment of :data:`lrnn_core.orvieto.ode_experiments.EXPERIMENTS` at the sizes of
-:data:`~lrnn_core.orvieto.ode_experiments.CPU_PLAN` (what learns on a 2-core CPU, too long for
+experiment of :data:`lrnn_core.orvieto.ode_plans.EXPERIMENTS` at the sizes of
+:data:`~lrnn_core.orvieto.ode_plans.CPU_PLAN` (what learns on a 2-core CPU, too long for
 the website build), with the two baselines on the same test sets, stored with its provenance.
 
     nice .venv/bin/python scripts/ode_cpu_runs.py [--out results/orvieto_ode_cpu.json]
@@ -29,17 +29,10 @@ from typing import Any
 import jax
 import numpy as np
 
-from lrnn_core.orvieto.ode_experiments import (
-    AMPLITUDE,
-    CPU_PLAN,
-    EXPERIMENTS,
-    OUTPUT_SCALE,
-    PHASE,
-    Sweep,
-    baselines,
-    make_dataset,
-    run_plan,
-)
+from lrnn_core.orvieto.ode_data import AMPLITUDE, OUTPUT_SCALE, baselines, make_dataset
+from lrnn_core.orvieto.ode_model import PHASE
+from lrnn_core.orvieto.ode_plans import CPU_PLAN, EXPERIMENTS, run_plan
+from lrnn_core.orvieto.ode_sweep import Sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = {"PT": "Orvieto Fig 5", "LV": "Orvieto Fig 15", "LZ": "Orvieto Fig 16"}

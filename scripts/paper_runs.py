@@ -21,13 +21,8 @@ import jax
 import numpy as np
 
 from lrnn_core.bookkit.scale import current_scale
-from lrnn_core.orvieto.ode_experiments import (
-    EXPERIMENTS,
-    PAPER_PLAN,
-    perturbed_outputs,
-    relative_change,
-    run_plan,
-)
+from lrnn_core.orvieto.ode_plans import EXPERIMENTS, PAPER_PLAN, run_plan
+from lrnn_core.orvieto.ode_sensitivity import perturbed_outputs, relative_change
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = {"PT": "Orvieto Fig 5", "LV": "Orvieto Fig 15", "LZ": "Orvieto Fig 16"}

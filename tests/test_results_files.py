@@ -10,7 +10,7 @@ from pathlib import Path
 import jax
 import pytest
 
-from lrnn_core.orvieto.ode_experiments import load_paper_results
+from lrnn_core.orvieto.ode_results import load_paper_results
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = sorted((ROOT / "results").glob("*.json"))
@@ -67,7 +67,9 @@ def test_stored_cpu_run_is_the_library_plan_and_complete():
     """The chapter reads results/orvieto_ode_cpu.json as the run of CPU_PLAN: its sizes,
     amplitudes and phases are the library's, every experiment and mode is there, and every
     system has both baselines."""
-    from lrnn_core.orvieto.ode_experiments import AMPLITUDE, CPU_PLAN, EXPERIMENTS, PHASE
+    from lrnn_core.orvieto.ode_data import AMPLITUDE
+    from lrnn_core.orvieto.ode_model import PHASE
+    from lrnn_core.orvieto.ode_plans import CPU_PLAN, EXPERIMENTS
 
     data = load_paper_results(CPU_RUN)
     prov = data["provenance"]

@@ -9,9 +9,13 @@ from lrnn_core.core.eigenvalues import ring_init, roots_of_unity
 from lrnn_core.orvieto.memorisation import (
     PrefixInverse,
     block_system,
+    prefix_check,
     prefix_errors,
+    prefix_rank_errors,
     reconstruct_blocks,
     reconstruct_from_last_state,
+    recovers_at_last_state,
+    repeated_node_mse,
     rnn_states,
     with_time,
 )
@@ -232,3 +236,43 @@ def test_reconstruct_from_last_state_merges_repeated_eigenvalues():
         atol=1e-12,
     )
     assert one.shape == (40,)
+
+
+def test_repeated_node_mse_equals_one_node_reconstruction():
+    u = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.0]])
+    mse = repeated_node_mse([np.array([0.5]), np.array([0.9])], (1, 3), u)
+    assert mse.shape == (2, 2)
+    # N copies of one node still have rank 1: the same map for every N
+    assert mse[0] == pytest.approx(mse[1])
+    # rank 1 with node 0.5: x = sum u_k 0.5^(L-k), u_hat = v x / |v|^2, v = (0.25, 0.5, 1)
+    v = np.array([0.25, 0.5, 1.0])
+    u_hat = np.outer(u @ v, v) / (v @ v)
+    assert mse[0, 0] == pytest.approx(np.mean((u_hat - u) ** 2))
+
+
+def test_prefix_check_on_the_roots_of_unity():
+    lam = np.asarray(roots_of_unity(8))
+    u = np.arange(1.0, 9.0)
+    check = prefix_check(lam, u, [1, 4, 8])
+    assert check.err.shape == (8,) and check.err.max() < 1e-12
+    assert check.residual.shape == (3,) and check.residual.max() < 1e-12
+    assert check.cond == pytest.approx(1.0)  # V_8 / sqrt(8) is unitary
+
+
+def test_recovers_at_last_state_and_its_failure_with_a_repeated_node():
+    lam = np.array(roots_of_unity(6))
+    u = np.array([1.0, -2.0, 0.5, 3.0, 0.0, 1.0])
+    assert recovers_at_last_state(lam, u)
+    lam[1] = lam[0]  # rank 5 < L = 6
+    assert not recovers_at_last_state(lam, u)
+
+
+def test_prefix_rank_errors_lose_the_prefix_beyond_n():
+    lam = np.asarray(roots_of_unity(3))
+    u = np.array([1.0, 2.0, -1.0, 0.5, 1.5, -2.0])
+    err, rank = prefix_rank_errors(lam, u, [1, 2, 3, 4, 6])
+    assert rank.tolist() == [1, 2, 3, 3, 3]
+    assert err[:3].max() < 1e-12 and err[3:].min() > 0.1
+    # k = 6 with the 3rd roots of unity: tokens 3 apart alias, each gets its class average
+    avg = np.array([(u[0] + u[3]) / 2, (u[1] + u[4]) / 2, (u[2] + u[5]) / 2] * 2)
+    assert err[-1] == pytest.approx(np.linalg.norm(avg - u) / np.linalg.norm(u))

@@ -16,6 +16,7 @@ inside ``jax.enable_x64``): its rounding errors are amplified by ``cond(V_k)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
@@ -36,14 +37,26 @@ from lrnn_core.core.validate import (
     positive_int,
     real_sequences,
 )
-from lrnn_core.core.vandermonde import cutoff, pseudo_inverse, reconstruct, vandermonde64
+from lrnn_core.core.vandermonde import (
+    cutoff,
+    numerical_rank,
+    pseudo_inverse,
+    reconstruct,
+    singular_values,
+    vandermonde64,
+)
 
 __all__ = [
+    "PrefixCheck",
     "PrefixInverse",
     "block_system",
+    "prefix_check",
     "prefix_errors",
+    "prefix_rank_errors",
     "reconstruct_blocks",
     "reconstruct_from_last_state",
+    "recovers_at_last_state",
+    "repeated_node_mse",
     "rnn_states",
     "with_time",
 ]
@@ -265,3 +278,64 @@ def prefix_errors(
     size = np.linalg.norm(np.where(inside, u, 0.0), axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(size > 0, residual / size, np.nan), inverse
+
+
+@dataclass(frozen=True)
+class PrefixCheck:
+    """Prop. 1 checked at every step: ``err[k-1] = ||V_k^+ x_k - u_{1:k}|| / ||u_{1:k}||``,
+    ``residual`` = ``max |V_k^+ V_k - I_k|`` at the chosen ``k``, ``cond = cond(V_L)``."""
+
+    err: np.ndarray
+    residual: np.ndarray
+    cond: float
+
+
+def prefix_check(
+    lam: Num[ArrayLike, " N"], u: Float[ArrayLike, " L"], ks: Sequence[int]
+) -> PrefixCheck:
+    """:func:`prefix_errors` at every ``k``, the identity residual ``V_k^+ V_k - I_k`` at ``ks``
+    and ``cond(V_L)``, which bounds every ``cond(V_k)`` by interlacing (Prop. 1)."""
+    err, inverse = prefix_errors(lam, u)
+    s = inverse.singular_values()
+    residual = np.array([inverse.identity_residual(k) for k in ks])
+    return PrefixCheck(err=err, residual=residual, cond=s[0] / s[-1])
+
+
+def recovers_at_last_state(
+    lam: Num[ArrayLike, " N"], u: Float[ArrayLike, " L"], rtol: float = 1e-8
+) -> bool:
+    """Prop. 1 at ``k = L``: ``||Re(V_L^+ x_L) - u|| <= rtol ||u||`` (eq. 5)."""
+    u = np.asarray(u)
+    u_hat = reconstruct_from_last_state(lam, u)
+    return bool(np.linalg.norm(u_hat - u) <= rtol * np.linalg.norm(u))
+
+
+def prefix_rank_errors(
+    lam: Num[ArrayLike, " N"], u: Float[ArrayLike, " L"], ks: Sequence[int]
+) -> tuple[Float[np.ndarray, " K"], Num[np.ndarray, " K"]]:
+    """For each ``k`` of ``ks``: the relative error of ``Re(V_k^+ x_k)`` against ``u_{1:k}``
+    (``x_k`` from the float64 recurrence, ``B = 1``) and ``rank(V_k)`` with the library's cut-off;
+    with ``N`` nodes, ``rank(V_k) = min(N, k)`` and ``u_{1:k}`` is lost once ``k > N`` (Prop. 1)."""
+    lam, u = np.asarray(lam), np.asarray(u)
+    with jax.enable_x64(True):  # float64 recurrence
+        states = np.asarray(rnn_states(lam, jnp.ones((lam.size, 1)), u[:, None]))
+    err, rank = [], []
+    for k in ks:
+        u_hat = reconstruct(lam, states[k - 1], k).real
+        err.append(np.linalg.norm(u_hat - u[:k]) / np.linalg.norm(u[:k]))
+        rank.append(numerical_rank(singular_values(lam, k), (lam.size, k)))
+    return np.array(err), np.array(rank)
+
+
+def repeated_node_mse(
+    nodes: Sequence[Num[ArrayLike, " 1"]], Ns: Sequence[int], u: Float[ArrayLike, "batch L"]
+) -> Float[np.ndarray, "n_Ns D"]:
+    """Per-pixel MSE of ``Re(V_L^+ x_L)`` when one node is repeated ``N`` times (the control of
+    Figs. 1 and 7a: a wider state with no new node), one row per ``N``, one column per node."""
+    u = np.asarray(u)
+    return np.array(
+        [
+            [np.mean((reconstruct_from_last_state(np.repeat(lam, N), u) - u) ** 2) for lam in nodes]
+            for N in Ns
+        ]
+    )

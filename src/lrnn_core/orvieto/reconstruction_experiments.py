@@ -188,9 +188,9 @@ def fig4_orderings(
 
 def load_fig4_results(path: str | Path) -> dict[str, Any]:
     """Read ``results/orvieto_fig4_*.json`` (written by ``scripts/reconstruction_cpu_runs.py``):
-    the format of :func:`lrnn_core.orvieto.ode_experiments.load_paper_results`, and every row
+    the format of :func:`lrnn_core.orvieto.ode_results.load_paper_results`, and every row
     names its ``data``, ``N``, ``head`` and both baselines. ValueError otherwise."""
-    from lrnn_core.orvieto.ode_experiments import load_paper_results
+    from lrnn_core.orvieto.ode_results import load_paper_results
 
     data = load_paper_results(path)
     for i, row in enumerate(data["rows"]):
