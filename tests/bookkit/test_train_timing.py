@@ -8,7 +8,7 @@ import pytest
 from flax import nnx
 
 from lrnn_core.bookkit.train_timing import plain_forward, plain_model, time_train_step
-from lrnn_core.orvieto.ode_experiments import ModelConfig, make_model, with_constant
+from lrnn_core.orvieto.ode_model import ModelConfig, make_model, with_constant
 
 
 @pytest.mark.parametrize("hidden", [0, 5])

@@ -1,7 +1,7 @@
 """One training step of the ODE-flow model, timed against the obvious hand-written LRU (the
 performance appendix): the library's ``LRUModel`` with :func:`lrnn_core.core.scan.linear_scan`
 against a plain ``lax.scan`` over time with the same readout, as the model of
-:mod:`lrnn_core.orvieto.ode_experiments` (Orvieto et al., ICML 2024, eq. (2) followed by the
+:mod:`lrnn_core.orvieto.ode_model` (Orvieto et al., ICML 2024, eq. (2) followed by the
 position-wise readout of §4.2)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from jaxtyping import Array
 
 from lrnn_core.bookkit.benchmark import time_call
 from lrnn_core.core.validate import positive_int
-from lrnn_core.orvieto.ode_experiments import ModelConfig, make_model, model_mse, with_constant
+from lrnn_core.orvieto.ode_model import ModelConfig, make_model, model_mse, with_constant
 
 __all__ = ["plain_forward", "plain_model", "time_train_step"]
 
