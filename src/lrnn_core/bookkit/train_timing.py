@@ -15,7 +15,7 @@ import optax
 from flax import nnx
 from jaxtyping import Array
 
-from lrnn_core.bookkit.benchmark import time_call
+from lrnn_core.bookkit.benchmark_timing import time_call
 from lrnn_core.core.validate import positive_int
 from lrnn_core.orvieto.ode_model import ModelConfig, make_model, model_mse, with_constant
 
