@@ -13,7 +13,6 @@ from lrnn_core.wang_li_li.reparam_mnist import (
     paired_t_critical,
     paired_verdict,
     trained_status,
-    with_control,
 )
 
 
@@ -95,9 +94,15 @@ def test_ordering_status():
         ordering_status({"a": "fine"}, error=0.1, baselines=base, margin=1.0)
 
 
-def test_with_control_lowers_a_row_whose_control_passes_the_same_check():
-    assert with_control(True, "weaker", control_passes=False) == (True, "weaker")
-    assert with_control(True, "reproduced", control_passes=True) == (False, "not reproduced")
-    assert with_control(False, "not reproduced", False) == (False, "not reproduced")
-    with pytest.raises(ValueError, match="status"):
-        with_control(True, "fine", False)
+def test_ordering_status_with_a_passing_control_is_not_reproduced():
+    base = {"prior": 0.9}
+    good, tie = {"a": "better"}, {"a": "tie"}
+    kw = dict(error=0.05, baselines=base, margin=2.0)
+    assert ordering_status(tie, control_passes=False, **kw) == (True, "weaker")
+    assert ordering_status(good, control_passes=True, **kw) == (False, "not reproduced")
+    assert ordering_status({"a": "worse"}, control_passes=False, **kw) == (
+        False,
+        "not reproduced",
+    )
+    with pytest.raises(TypeError, match="control_passes"):
+        ordering_status(good, control_passes="yes", **kw)

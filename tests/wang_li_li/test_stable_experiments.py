@@ -15,6 +15,7 @@ from lrnn_core.wang_li_li.stable_experiments import (
     checkpoint_perturbation_errors,
     filter_targets,
     linear_functional_data,
+    random_target_data,
     rescaled_fit_errors,
     target_memories,
 )
@@ -34,6 +35,32 @@ def test_linear_functional_data_is_the_rectangle_rule_sum_of_each_kernel():
         np.testing.assert_allclose(data.y[r, ..., 0], direct, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="kernels"):
         linear_functional_data(jax.random.key(0), 3, kernels=[], L=L)
+
+
+def test_random_target_data_is_each_targets_tanh_recursion_on_white_inputs():
+    L, dt = 6, 0.5
+    targets = [
+        TanhRNN(W=0.3 * np.eye(2), B=np.array([1.0, -0.5]), b=np.array([0.1, 0.0]),
+                C=np.array([1.0, 2.0]), d=np.asarray(0.25)),
+        TanhRNN(W=np.array([[0.0, 0.5], [-0.5, 0.0]]), B=np.ones(2), b=np.zeros(2),
+                C=np.array([-1.0, 1.0]), d=np.asarray(0.0)),
+    ]  # fmt: skip
+    data = random_target_data(jax.random.key(3), targets, n_train=3, n_val=2, L=L, dt=dt)
+    assert data.x.shape == (3, L, 1) and data.x_val.shape == (2, L, 1)
+    assert data.y.shape == (2, 3, L, 1) and data.y_val.shape == (2, 2, L, 1)
+    k, k_val = jax.random.split(jax.random.key(3))
+    np.testing.assert_allclose(data.x[..., 0], dt * jax.random.normal(k, (3, L)))
+    np.testing.assert_allclose(data.x_val[..., 0], dt * jax.random.normal(k_val, (2, L)))
+    for x, y in ((data.x, data.y), (data.x_val, data.y_val)):
+        for r, p in enumerate(targets):
+            for s, u in enumerate(np.asarray(x[..., 0], np.float64)):
+                h, out = np.zeros(2), []
+                for u_k in u:
+                    h = np.tanh(p.W @ h + p.B * u_k + p.b)
+                    out.append(p.C @ h + p.d)
+                np.testing.assert_allclose(y[r, s, :, 0], out, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="targets"):
+        random_target_data(jax.random.key(3), [], n_train=3, n_val=2, L=L)
 
 
 def _runs(widths=(2, 4), R=2):

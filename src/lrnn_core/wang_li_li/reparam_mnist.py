@@ -53,7 +53,6 @@ __all__ = [
     "paired_t_critical",
     "paired_verdict",
     "trained_status",
-    "with_control",
 ]
 
 #: The three outcomes of :func:`paired_verdict`.
@@ -203,12 +202,17 @@ def ordering_status(
     error: float,
     baselines: Mapping[str, float],
     margin: float,
+    control_passes: bool = False,
 ) -> tuple[bool, str]:
     """``(holds, status)`` of an ordering claim "every candidate at least as good as the
     reference" from the :func:`paired_verdict` of each comparison: ``holds`` when no verdict is
     "worse" (what a faithful run must not contradict); "reproduced" when every verdict is
     "better" and ``error * margin <= min(baselines)`` (:func:`trained_status`), "weaker" when the
-    claim holds otherwise, "not reproduced" when some candidate is worse."""
+    claim holds otherwise, "not reproduced" when some candidate is worse. With
+    ``control_passes`` (the negative control passed the same check) the row is
+    ``(False, "not reproduced")``: a check that cannot tell an untrained network from a trained
+    one (too few seeds for the corrected paired test) is no evidence for the claim."""
+    control_passes = check_flag("control_passes", control_passes)
     values = list(verdicts.values()) if isinstance(verdicts, Mapping) else None
     if not values:
         raise ValueError("verdicts must be a non-empty mapping of comparison -> verdict")
@@ -218,14 +222,6 @@ def ordering_status(
     status = trained_status(
         all(v == "better" for v in values), error=error, baselines=baselines, margin=margin
     )
+    if control_passes:
+        return False, "not reproduced"
     return holds, status if status == "reproduced" or not holds else "weaker"
-
-
-def with_control(holds: bool, status: str, control_passes: bool) -> tuple[bool, str]:
-    """A row's ``(holds, status)`` once its negative control has been through the same check:
-    unchanged when the check rejects the control; ``(False, "not reproduced")`` when the control
-    passes too, since a check that cannot tell an untrained network from a trained one (too few
-    seeds for the corrected paired test) is no evidence for the claim."""
-    holds, control_passes = check_flag("holds", holds), check_flag("control_passes", control_passes)
-    status = check_choice("status", status, ("reproduced", "weaker", "not reproduced"))
-    return (False, "not reproduced") if control_passes else (holds, status)

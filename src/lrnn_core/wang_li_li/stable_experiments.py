@@ -34,9 +34,11 @@ from lrnn_core.wang_li_li.perturbation import kernel_perturbation_error, perturb
 __all__ = [
     "FilterResult",
     "LFData",
+    "TargetData",
     "checkpoint_perturbation_errors",
     "filter_targets",
     "linear_functional_data",
+    "random_target_data",
     "rescaled_fit_errors",
     "target_memories",
 ]
@@ -68,6 +70,31 @@ def linear_functional_data(
     x = white_inputs(key, n, L, dt)
     y = jnp.stack([linear_functional(rho(t), x, dt) for rho in kernels])
     return LFData(x[..., None], y[..., None])
+
+
+class TargetData(NamedTuple):
+    """Training and validation inputs ``x``, ``x_val`` (n, L, 1) and the outputs ``y``,
+    ``y_val`` (n_targets, n, L, 1) of each random tanh-RNN target on them (WLL Fig. 3)."""
+
+    x: Array
+    y: Array
+    x_val: Array
+    y_val: Array
+
+
+def random_target_data(
+    key: Array, targets: Sequence[TanhRNN], *, n_train: int, n_val: int, L: int, dt: float = 1.0
+) -> TargetData:
+    """White-noise inputs (:func:`lrnn_core.core.targets.white_inputs`, training and validation
+    from the two halves of ``key``) and the outputs ``y_k = C . x_k + d`` of each tanh-RNN target
+    on them (:func:`lrnn_core.core.targets.tanh_rnn_outputs`): the data of WLL Fig. 3."""
+    if not targets:
+        raise ValueError("targets must hold at least one TanhRNN")
+    k, k_val = jax.random.split(key)
+    x, x_val = white_inputs(k, n_train, L, dt), white_inputs(k_val, n_val, L, dt)
+    y = jnp.stack([tanh_rnn_outputs(p, x) for p in targets])[..., None]
+    y_val = jnp.stack([tanh_rnn_outputs(p, x_val) for p in targets])[..., None]
+    return TargetData(x[..., None], y, x_val[..., None], y_val)
 
 
 @partial(jax.jit, static_argnames="activation")
