@@ -25,6 +25,7 @@ from lrnn_core.wang_li_li.reparam_perturbation import (
     separated,
     separation_p_value,
     sets_of_draws,
+    unstable,
 )
 
 
@@ -113,6 +114,17 @@ def test_perturbed_losses_equal_a_loop_over_perturb_in_any_chunks():
     for chunk in (1, 2, 5, 10):
         got = perturbed_losses(loss, params, betas, key=key, draws=5, perturbed="all", chunk=chunk)
         np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_unstable_at_an_eigenvalue_of_zero_and_above():
+    assert not unstable(_model(), "direct")  # eigenvalues -0.05 ... -0.5
+    for lam0 in (0.0, 0.3):
+        params = _model()
+        params = params._replace(raw=params.raw.at[0].set(lam0))  # direct: raw = lam
+        assert unstable(params, "direct")
+    # exp, softplus and inverse keep every eigenvalue negative whatever the raw value
+    for p in ("exp", "softplus", "inverse"):
+        assert not unstable(_model(parameterisation=p)._replace(raw=jnp.full(3, 5.0)), p)
 
 
 def test_crossing_beta_and_crossed_zero():

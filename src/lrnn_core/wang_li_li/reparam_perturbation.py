@@ -76,6 +76,7 @@ __all__ = [
     "separated",
     "separation_p_value",
     "sets_of_draws",
+    "unstable",
 ]
 
 Params = Any
@@ -160,13 +161,19 @@ def separation_p_value(n_low: int, n_high: int) -> float:
     return 1.0 / math.comb(n_low + n_high, n_low)
 
 
+def unstable(params: Params, parameterisation: str) -> bool:
+    """Whether an eigenvalue of the CTRNN ``params`` (its raw parameters mapped by
+    ``parameterisation``) is ``>= 0``: the perturbed map has left the stable set."""
+    return float(recurrent_weight(params.raw, parameterisation).max()) >= 0
+
+
 def crossing_beta(params: Params, parameterisation: str) -> float:
     """The smallest beta at which a sup-norm perturbation of the raw parameters can push an
     eigenvalue of ``params`` (a CTRNN) across 0: ``|lam_min|`` in the direct coordinates, ``inf``
     for a stable map (module docstring)."""
-    lam = np.asarray(recurrent_weight(params.raw, parameterisation), np.float64)
-    if np.any(lam >= 0):
+    if unstable(params, parameterisation):
         raise ValueError("params must be stable (every eigenvalue < 0)")
+    lam = np.asarray(recurrent_weight(params.raw, parameterisation), np.float64)
     return float(np.abs(lam).min()) if parameterisation == "direct" else math.inf
 
 
@@ -188,8 +195,7 @@ def crossed_zero(
     for i in range(draws):
         noise = perturbation_noise(params, jax.random.fold_in(key, i), perturbed=perturbed)
         for j, b in enumerate(betas):
-            lam = recurrent_weight(moved_by(params, b, noise).raw, parameterisation)
-            crossed[j, i] = float(lam.max()) >= 0
+            crossed[j, i] = unstable(moved_by(params, b, noise), parameterisation)
     return crossed
 
 
@@ -211,9 +217,7 @@ def perturbed_memories(
     unperturbed model), and whether each perturbation pushed an eigenvalue to ``>= 0``."""
     check_ctrnn("params", params)
     models = [params] + [perturb(params, beta, k, perturbed=perturbed) for k in keys]
-    crossed = np.array(
-        [float(recurrent_weight(q.raw, parameterisation).max()) >= 0 for q in models[1:]], bool
-    )
+    crossed = np.array([unstable(q, parameterisation) for q in models[1:]], bool)
 
     def memory(q: Params) -> np.ndarray:
         def model(u: Array) -> Array:
