@@ -75,6 +75,10 @@ def main() -> int:
     args = parser.parse_args()
     timeout = yaml.safe_load((ROOT / "_config.yml").read_text())["execute"]["timeout"]
 
+    if args.workers > 1:
+        # One BLAS thread per chapter, as scripts/test.sh runs them: more BLAS threads than cores
+        # wait on each other (a build that left them at the default stalled in the SVD chapters).
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
     cache = get_cache(str(CACHE))
     todo = []
     for page in chapters():
