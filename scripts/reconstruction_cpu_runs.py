@@ -18,11 +18,17 @@ cell about 14 s to compile.
 
     python scripts/reconstruction_cpu_runs.py --plan gpu --steps 9370 \
         --cells MNIST:64,MNIST:1024,MNIST:256
+
+Cells run in separate processes (or sessions) write one file each (``--out``); ``--merge`` joins
+them into ``--out`` with :func:`~lrnn_core.orvieto.reconstruction_experiments.merge_results` (each
+row keeps its commit; the parts must share every hyperparameter). ``--lr`` and ``--heads`` change
+the plan for a sensitivity probe (a file the chapter refuses, since its rate differs).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import platform
@@ -35,7 +41,12 @@ import jax
 
 from lrnn_core.data.mnist import mnist_sequences
 from lrnn_core.data.pathfinder import pathfinder_images
-from lrnn_core.orvieto.reconstruction_experiments import fig4_cell, save_results
+from lrnn_core.orvieto.reconstruction_experiments import (
+    HEADS,
+    fig4_cell,
+    merge_results,
+    save_results,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "orvieto_fig4_cpu.json"
@@ -94,11 +105,23 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=93_750, help="gpu plan: steps per cell")
     parser.add_argument("--cells", help='gpu plan: e.g. "MNIST:64,MNIST:1024" (default all)')
     parser.add_argument("--commit", help="the commit run (where the copy has no .git)")
+    parser.add_argument("--lr", type=float, help="a learning rate other than the plan's")
+    parser.add_argument("--heads", default=",".join(HEADS), help='e.g. "MLP" (default both)')
+    parser.add_argument("--merge", nargs="+", type=Path, help="join these parts into --out")
     args = parser.parse_args()
+    if args.merge:
+        parts = [json.loads(p.read_text()) for p in args.merge]
+        merged = merge_results(parts)
+        save_results(args.out, merged["provenance"], merged["rows"])
+        print(f"merged {len(parts)} parts, {len(merged['rows'])} rows, into {args.out}")
+        return
     start = time.perf_counter()
     gpu = args.plan == "gpu"
     hyper, seeds, cells = (GPU_HYPER, GPU_SEEDS, GPU_CELLS) if gpu else (HYPER, SEEDS, CELLS)
-    hyper = dict(hyper)
+    hyper = dict(hyper) | ({"lr": args.lr} if args.lr else {})
+    heads = args.heads.split(",")
+    if not set(heads) <= set(HEADS):
+        raise SystemExit(f"--heads must name decoders of {HEADS}, got {args.heads!r}")
     out = args.out or ROOT / "results" / f"orvieto_fig4_{args.plan}.json"
     commit = (
         args.commit
@@ -143,7 +166,7 @@ def main() -> None:
             data[name] = pf.get()
         train_u, test_u = data[name]
         epochs = hyper["epochs"][name] if gpu else hyper["epochs"]
-        for head in ("linear", "MLP"):
+        for head in heads:
             row = fig4_cell(
                 train_u,
                 test_u,

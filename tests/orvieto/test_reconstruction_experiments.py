@@ -8,6 +8,7 @@ from lrnn_core.orvieto.reconstruction_experiments import (
     fig4_orderings,
     load_fig4_results,
     mean_image_mse,
+    merge_results,
     pca_bound,
     save_results,
     vandermonde_baseline,
@@ -125,3 +126,31 @@ def test_pca_bound_is_the_variance_beyond_2N_components_and_is_reached():
         pca_bound(u, [0])
     with pytest.raises(ValueError, match="train_u"):
         pca_bound(u[0], [1])
+
+
+def test_merge_results_joins_parts_and_refuses_disagreeing_ones():
+    def part(commit, cells, epochs, lr=1e-2, wall=1.0):
+        prov = {"commit": commit, "command": f"run {commit}", "seeds": [0, 1], "wall_s": wall}
+        prov["hyperparameters"] = {"lr": lr, "steps": 10, "epochs": epochs}
+        rows = [{"data": d, "N": N, "head": h, "commit": commit} for d, N, h in cells]
+        return {"provenance": prov, "rows": rows}
+
+    a = part("a", [("MNIST", 64, "linear"), ("MNIST", 64, "MLP")], {"MNIST": 1}, wall=2.0)
+    b = part("b", [("PF", 64, "MLP")], {"PF": 5}, wall=3.0)
+    merged = merge_results([a, b])
+    prov = merged["provenance"]
+    assert [r["commit"] for r in merged["rows"]] == ["a", "a", "b"]
+    assert prov["hyperparameters"] == {"lr": 1e-2, "steps": 10, "epochs": {"MNIST": 1, "PF": 5}}
+    assert prov["commit"] == "b" and prov["command"] == "run a && run b"
+    assert prov["wall_s"] == 5.0 and prov["cells_done"] == 3
+    assert prov["parts"] == [a["provenance"], b["provenance"]]
+    # the CPU plan's epochs are one number: parts must agree on it
+    assert merge_results([part("a", [], 20), part("b", [], 20)])["provenance"]["cells_done"] == 0
+    with pytest.raises(ValueError, match="part 1 has other"):
+        merge_results([part("a", [], 20), part("b", [], 30)])
+    with pytest.raises(ValueError, match="part 1 has other"):
+        merge_results([a, part("b", [("PF", 64, "MLP")], {"PF": 5}, lr=3e-3)])
+    with pytest.raises(ValueError, match="repeat cells"):
+        merge_results([a, a])
+    with pytest.raises(ValueError, match="at least one"):
+        merge_results([])

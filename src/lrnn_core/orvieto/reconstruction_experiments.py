@@ -40,6 +40,7 @@ __all__ = [
     "fig4_orderings",
     "load_fig4_results",
     "mean_image_mse",
+    "merge_results",
     "pca_bound",
     "save_results",
     "vandermonde_baseline",
@@ -206,3 +207,40 @@ def save_results(path: str | Path, provenance: Mapping[str, Any], rows: list[dic
     """Write ``{"provenance": ..., "rows": ...}`` to ``path`` (indented JSON)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps({"provenance": dict(provenance), "rows": rows}, indent=1))
+
+
+def merge_results(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Join results files of one plan run in parts (cells in separate processes or sessions).
+
+    The parts must share the seeds and every hyperparameter but ``epochs`` where that is a dict
+    per data set (the GPU plan's; joined), and no cell may repeat; each row keeps its ``commit``.
+    The joined provenance is the first part's with ``parts`` (every part's provenance),
+    ``commit`` (the last part's), ``command`` (the parts' commands joined by `` && ``),
+    ``wall_s`` (the sum of the parts': process seconds, not the elapsed time of parts run side by
+    side) and ``cells_done`` (the rows) replaced. ValueError if the parts disagree.
+    """
+    if not parts:
+        raise ValueError("need at least one part")
+    provs = [dict(p["provenance"]) for p in parts]
+    per_set = all(isinstance(p["hyperparameters"]["epochs"], dict) for p in provs)
+    drop = {"epochs"} if per_set else set()
+    hypers = [{k: v for k, v in p["hyperparameters"].items() if k not in drop} for p in provs]
+    for i, (prov, hyper) in enumerate(zip(provs, hypers, strict=True)):
+        if hyper != hypers[0] or prov["seeds"] != provs[0]["seeds"]:
+            raise ValueError(f"part {i} has other hyperparameters or seeds than part 0")
+    rows = [row for p in parts for row in p["rows"]]
+    cells = [(r["data"], r["N"], r["head"]) for r in rows]
+    if len(set(cells)) != len(cells):
+        raise ValueError(f"the parts repeat cells: {sorted(cells)}")
+    epochs = provs[0]["hyperparameters"]["epochs"]
+    if per_set:
+        epochs = {k: v for prov in provs for k, v in prov["hyperparameters"]["epochs"].items()}
+    provenance = provs[0] | {
+        "parts": provs,
+        "commit": provs[-1]["commit"],
+        "command": " && ".join(prov["command"] for prov in provs),
+        "wall_s": sum(prov["wall_s"] for prov in provs),
+        "cells_done": len(rows),
+        "hyperparameters": provs[0]["hyperparameters"] | {"epochs": epochs},
+    }
+    return {"provenance": provenance, "rows": rows}
