@@ -138,11 +138,11 @@ BAD = {
         ValueError,
         "scan_method must be one of",
     ),
-    "LRU d_state=0": (lambda: LRU(0, 1, rngs=nnx.Rngs(0)), ValueError, "d_state must be >= 1"),
-    "LRU d_state=True": (
+    "LRU N=0": (lambda: LRU(0, 1, rngs=nnx.Rngs(0)), ValueError, "N must be >= 1"),
+    "LRU N=True": (
         lambda: LRU(True, 1, rngs=nnx.Rngs(0)),
         TypeError,
-        "d_state must be an int",
+        "N must be an int",
     ),
     "LRU d_model=2.0": (lambda: LRU(2, 2.0, rngs=nnx.Rngs(0)), TypeError, "d_model must be an int"),
     "LRU NaN r_min": (
@@ -304,7 +304,7 @@ def test_roots_of_unity_from_a_numpy_int():
 
 def test_lru_from_numpy_ints_and_an_integer_input():
     layer = LRU(np.int64(3), np.int32(2), r_min=np.float32(0.5), rngs=nnx.Rngs(0))
-    assert layer.d_state == 3 and type(layer.d_state) is int
+    assert layer.N == 3 and type(layer.N) is int
     y_int = layer(np.array([[1, 2], [3, 4]]))
     y_float = layer(np.array([[1.0, 2.0], [3.0, 4.0]]))
     np.testing.assert_allclose(np.asarray(y_int), np.asarray(y_float))

@@ -11,7 +11,7 @@ from scipy import stats
 
 from lrnn_core.core.lru import LRU, LRUModel, MLPHead
 
-D_STATE, D_MODEL, L = 6, 3, 12
+N, D_MODEL, L = 6, 3, 12
 
 
 def numpy_lru(layer: LRU, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -34,7 +34,7 @@ def numpy_lru(layer: LRU, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.fixture
 def layer():
-    return LRU(D_STATE, D_MODEL, r_min=0.5, r_max=0.95, rngs=nnx.Rngs(0))
+    return LRU(N, D_MODEL, r_min=0.5, r_max=0.95, rngs=nnx.Rngs(0))
 
 
 @pytest.fixture
@@ -51,16 +51,16 @@ def test_forward_matches_numpy_recurrence(layer, u):
 def test_gamma_multiplies_the_input(layer, u):
     """Regression test for the classic bug of scaling by gamma_log instead of exp(gamma_log)."""
     D_u = np.asarray(layer.D[...]) * u
-    layer.gamma_log[...] = jnp.zeros(D_STATE)  # gamma = 1
+    layer.gamma_log[...] = jnp.zeros(N)  # gamma = 1
     x_one, y_one = np.asarray(layer.states(u)), np.asarray(layer(u))
-    gamma_log = np.log(np.linspace(0.1, 0.6, D_STATE)).astype(np.float32)
+    gamma_log = np.log(np.linspace(0.1, 0.6, N)).astype(np.float32)
     layer.gamma_log[...] = jnp.asarray(gamma_log)
     # States scale channel-wise by gamma = exp(gamma_log), not by gamma_log.
     np.testing.assert_allclose(layer.states(u), np.exp(gamma_log) * x_one, rtol=1e-5, atol=1e-6)
     x_ref, y_ref = numpy_lru(layer, u)
     np.testing.assert_allclose(layer(u), y_ref, rtol=1e-4, atol=1e-5)
     # A common gamma scales the recurrent part of the output.
-    layer.gamma_log[...] = jnp.full(D_STATE, math.log(0.25))
+    layer.gamma_log[...] = jnp.full(N, math.log(0.25))
     np.testing.assert_allclose(
         np.asarray(layer(u)) - D_u, 0.25 * (y_one - D_u), rtol=1e-4, atol=1e-6
     )
@@ -200,7 +200,7 @@ def test_bad_inputs_raise(call, error, match):
 @pytest.mark.parametrize(
     ("make", "error", "match"),
     [
-        (lambda: LRU(0, 2, rngs=nnx.Rngs(0)), ValueError, "d_state must be >= 1"),
+        (lambda: LRU(0, 2, rngs=nnx.Rngs(0)), ValueError, "N must be >= 1"),
         (lambda: LRU(2, 2.5, rngs=nnx.Rngs(0)), TypeError, "d_model must be an int"),
         (
             lambda: LRU(2, 2, r_min=0.9, r_max=0.5, rngs=nnx.Rngs(0)),

@@ -89,8 +89,8 @@ def test_error_on_a_discretised_continuous_model_shrinks_with_dt(probe):
     assert errors[-1] < 0.02
 
 
-def lru_model(seed, d_state=8):
-    lru = LRU(d_state, 1, r_min=0.8, r_max=0.95, param_dtype=jnp.float64, rngs=nnx.Rngs(seed))
+def lru_model(seed, N=8):
+    lru = LRU(N, 1, r_min=0.8, r_max=0.95, param_dtype=jnp.float64, rngs=nnx.Rngs(seed))
     return lru, (lambda u: lru(u[:, None])[:, 0])
 
 

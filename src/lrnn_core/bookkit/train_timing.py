@@ -22,15 +22,15 @@ from lrnn_core.orvieto.ode_model import ModelConfig, make_model, model_mse, with
 __all__ = ["plain_forward", "plain_model", "time_train_step"]
 
 
-def plain_model(n_state: int, hidden: int, key: Array) -> dict[str, Array]:
+def plain_model(N: int, hidden: int, key: Array) -> dict[str, Array]:
     """Parameters of the obvious LRU + readout written by hand (for :func:`time_train_step`)."""
     k = jax.random.split(key, 6)
-    width = 2 * n_state
+    width = 2 * N
     p = {
-        "nu": jnp.full((n_state,), -6.0),
-        "theta": jax.random.uniform(k[0], (n_state,)),
-        "B_re": jax.random.normal(k[1], (n_state, 2)) / 2,
-        "B_im": jax.random.normal(k[2], (n_state, 2)) / 2,
+        "nu": jnp.full((N,), -6.0),
+        "theta": jax.random.uniform(k[0], (N,)),
+        "B_re": jax.random.normal(k[1], (N, 2)) / 2,
+        "B_im": jax.random.normal(k[2], (N, 2)) / 2,
     }
     if hidden:
         p["W1"] = jax.random.normal(k[3], (width, hidden)) / np.sqrt(width)
@@ -82,7 +82,7 @@ def time_train_step(
 
     graphdef, params, rest = nnx.split(make_model(config, nnx.Rngs(seed)), nnx.Param, ...)
     ours = stepper(partial(model_mse, graphdef, rest))
-    plain_p = plain_model(config.n_state, config.hidden, jax.random.key(seed))
+    plain_p = plain_model(config.N, config.hidden, jax.random.key(seed))
     plain = stepper(lambda p, v, y: jnp.mean((plain_forward(p, v) - y) ** 2))
     t_ours, _ = time_call(ours, (params, tx.init(params)), repeats)
     t_plain, _ = time_call(plain, (plain_p, tx.init(plain_p)), repeats)

@@ -49,11 +49,11 @@ def _check_features(name: str, x: ArrayLike, features: int, *, real: bool) -> Ar
 
 
 class LRU(nnx.Module):
-    """Linear Recurrent Unit with ``d_state`` complex channels on inputs of width ``d_model``.
+    """Linear Recurrent Unit with ``N`` complex channels on inputs of width ``d_model``.
 
     Eigenvalues are ring-initialised (``|lambda| = sqrt(U(r_min^2, r_max^2))``, phase
     ``U(0, max_phase)``; defaults are the best initialisation found by Orvieto et al., ICML 2024,
-    Fig. 4). ``d_state`` is the state size N, ``d_model`` the input width M. ``B`` (``N x M``)
+    Fig. 4). ``N`` is the state size, ``d_model`` the input width M. ``B`` (``N x M``)
     and ``C`` (``M x N``) are complex and Glorot-initialised as in the LRU's own code (Orvieto et
     al., 2023, §3.2 and appendix A): the real and imaginary parts of ``B`` are normal with the
     halved variance ``1 / (2 M)`` (so ``E|B_nm|^2 = 1 / M``), those of ``C`` normal with variance
@@ -64,7 +64,7 @@ class LRU(nnx.Module):
 
     def __init__(
         self,
-        d_state: int,
+        N: int,
         d_model: int,
         *,
         r_min: float = 0.9,
@@ -74,23 +74,23 @@ class LRU(nnx.Module):
         scan_method: str = "auto",
         rngs: nnx.Rngs,
     ):
-        self.d_state = positive_int("d_state", d_state)
+        self.N = positive_int("N", N)
         self.d_model = positive_int("d_model", d_model)
         self.scan_method = check_choice("scan_method", scan_method, METHODS)
         param_dtype = inexact_dtype("param_dtype", param_dtype)
         nu_log, theta_log, gamma_log = lru_ring_init(
-            rngs.params(), d_state, r_min, r_max, max_phase, dtype=param_dtype
+            rngs.params(), N, r_min, r_max, max_phase, dtype=param_dtype
         )
         self.nu_log = nnx.Param(nu_log)
         self.theta_log = nnx.Param(theta_log)
         self.gamma_log = nnx.Param(gamma_log)
         normal = jax.random.normal
         b_scale = (2 * d_model) ** -0.5
-        c_scale = d_state**-0.5
-        self.B_re = nnx.Param(b_scale * normal(rngs.params(), (d_state, d_model), param_dtype))
-        self.B_im = nnx.Param(b_scale * normal(rngs.params(), (d_state, d_model), param_dtype))
-        self.C_re = nnx.Param(c_scale * normal(rngs.params(), (d_model, d_state), param_dtype))
-        self.C_im = nnx.Param(c_scale * normal(rngs.params(), (d_model, d_state), param_dtype))
+        c_scale = N**-0.5
+        self.B_re = nnx.Param(b_scale * normal(rngs.params(), (N, d_model), param_dtype))
+        self.B_im = nnx.Param(b_scale * normal(rngs.params(), (N, d_model), param_dtype))
+        self.C_re = nnx.Param(c_scale * normal(rngs.params(), (d_model, N), param_dtype))
+        self.C_im = nnx.Param(c_scale * normal(rngs.params(), (d_model, N), param_dtype))
         self.D = nnx.Param(normal(rngs.params(), (d_model,), param_dtype))
 
     def eigenvalues(self) -> jax.Array:
@@ -100,7 +100,7 @@ class LRU(nnx.Module):
     def states(self, u: Float[ArrayLike, "*batch L M"]) -> Complex[Array, "*batch L N"]:
         """Hidden states ``x_k = lambda x_{k-1} + exp(gamma_log) B u_k``, ``x_0 = 0``.
 
-        ``u``: real, shape ``(..., L, d_model)``; returns complex ``(..., L, d_state)``.
+        ``u``: real, shape ``(..., L, d_model)``; returns complex ``(..., L, N)``.
         """
         u = _check_features("u", u, self.d_model, real=True)
         check_ndim("u", u, 2)
@@ -142,16 +142,16 @@ class MLPHead(nnx.Module):
 
     def __init__(
         self,
-        d_state: int,
+        N: int,
         d_out: int,
         *,
         hidden: Sequence[int] = (64,),
         activation: Callable[[jax.Array], jax.Array] = nnx.relu,
         rngs: nnx.Rngs,
     ):
-        self.d_state = positive_int("d_state", d_state)
+        self.N = positive_int("N", N)
         widths = [
-            2 * d_state,
+            2 * N,
             *(positive_int("hidden width", h) for h in hidden),
             positive_int("d_out", d_out),
         ]
@@ -161,11 +161,11 @@ class MLPHead(nnx.Module):
         self.activation = activation
 
     def __call__(self, x: Complex[ArrayLike, "*batch N"]) -> Float[Array, "*batch d_out"]:
-        """``x``: complex states ``(..., d_state)``; returns ``(..., d_out)``."""
+        """``x``: complex states ``(..., N)``; returns ``(..., d_out)``."""
         x = as_inexact("x", x)
         if not jnp.iscomplexobj(x):
             raise TypeError(f"x must be complex (the MLP reads [Re x, Im x]), got dtype {x.dtype}")
-        return _mlp(self, _check_features("x", x, self.d_state, real=False))
+        return _mlp(self, _check_features("x", x, self.N, real=False))
 
 
 @nnx.jit
@@ -189,7 +189,7 @@ class LRUModel(nnx.Module):
     def __init__(
         self,
         d_in: int,
-        d_state: int,
+        N: int,
         d_out: int,
         *,
         d_model: int | None = None,
@@ -201,8 +201,8 @@ class LRUModel(nnx.Module):
         self.d_in = positive_int("d_in", d_in)
         d_model = None if d_model is None else positive_int("d_model", d_model)
         self.encoder = None if d_model is None else nnx.Linear(d_in, d_model, rngs=rngs)
-        self.lru = LRU(d_state, d_in if d_model is None else d_model, rngs=rngs, **lru_kwargs)
-        self.head = MLPHead(d_state, d_out, hidden=hidden, activation=activation, rngs=rngs)
+        self.lru = LRU(N, d_in if d_model is None else d_model, rngs=rngs, **lru_kwargs)
+        self.head = MLPHead(N, d_out, hidden=hidden, activation=activation, rngs=rngs)
 
     def __call__(self, v: Float[ArrayLike, "*batch L d_in"]) -> Float[Array, "*batch L d_out"]:
         """``v``: real, ``(..., L, d_in)``; returns ``(..., L, d_out)``."""

@@ -40,7 +40,7 @@ class ModelConfig(NamedTuple):
     as with ``associative`` and compiles faster; ``associative`` suits a GPU). Whether ``Lambda``
     is trained is a per-run choice of :func:`lrnn_core.orvieto.ode_sweep.sweep`."""
 
-    n_state: int
+    N: int
     hidden: int
     max_phase: float = TWO_PI
     r_min: float = 0.999
@@ -57,7 +57,7 @@ def make_model(config: ModelConfig, rngs: nnx.Rngs) -> LRUModel:
     hidden = nonnegative_int("hidden", config.hidden)
     return LRUModel(
         2,
-        positive_int("n_state", config.n_state),
+        positive_int("N", config.N),
         1,
         hidden=(hidden,) if hidden else (),
         r_min=config.r_min,

@@ -30,7 +30,7 @@ class SystemSizes(NamedTuple):
     L: int
     n_train: int
     n_test: int
-    n_state: int
+    N: int
     hidden: int
     epochs: int
     batch_size: int
@@ -52,9 +52,15 @@ class Plan(NamedTuple):
 #: 200 epochs; LZ N=256, D=1024, 1000 epochs; seeds 1-6. Not in the text, ours: PT epochs (LV's
 #: 200), batch size 32, the rate grid around the stated usual best 0.003 and 0.01.
 PAPER_PLAN = Plan(
-    PT=SystemSizes(2048, 10_000, 1_000, 128, 256, 200, 32),
-    LV=SystemSizes(2048, 10_000, 1_000, 128, 512, 200, 32),
-    LZ=SystemSizes(512, 10_000, 1_000, 256, 1024, 1000, 32),
+    PT=SystemSizes(
+        L=2048, n_train=10_000, n_test=1_000, N=128, hidden=256, epochs=200, batch_size=32
+    ),
+    LV=SystemSizes(
+        L=2048, n_train=10_000, n_test=1_000, N=128, hidden=512, epochs=200, batch_size=32
+    ),
+    LZ=SystemSizes(
+        L=512, n_train=10_000, n_test=1_000, N=256, hidden=1024, epochs=1000, batch_size=32
+    ),
     seeds=(1, 2, 3, 4, 5, 6),
     lrs=(0.001, 0.003, 0.01),
 )
@@ -106,7 +112,7 @@ def run_plan(
         system, linear, max_phase, modes = EXPERIMENTS[key]
         sizes = getattr(plan, system)
         config = ModelConfig(
-            sizes.n_state,
+            sizes.N,
             0 if linear else sizes.hidden,
             max_phase=max_phase,
             scan_method=plan.scan_method if scan_method is None else scan_method,
@@ -133,9 +139,9 @@ def run_plan(
 #: seeds (one step of one run ~20 ms with the ``inplace`` scan, ~30 ms with ``sequential``):
 #: 100 epochs of 512 trajectories (probe: 300), Lorenz 40 epochs of 2048 (probe: 200); seeds 1-3.
 CPU_PLAN = Plan(
-    PT=SystemSizes(512, 512, 128, 64, 128, 100, 16),
-    LV=SystemSizes(512, 512, 128, 64, 128, 100, 16),
-    LZ=SystemSizes(512, 2048, 128, 64, 128, 40, 16),
+    PT=SystemSizes(L=512, n_train=512, n_test=128, N=64, hidden=128, epochs=100, batch_size=16),
+    LV=SystemSizes(L=512, n_train=512, n_test=128, N=64, hidden=128, epochs=100, batch_size=16),
+    LZ=SystemSizes(L=512, n_train=2048, n_test=128, N=64, hidden=128, epochs=40, batch_size=16),
     seeds=(1, 2, 3),
     lrs=(3e-3,),
     scan_method="inplace",
@@ -144,7 +150,7 @@ CPU_PLAN = Plan(
 #: The chapter's live run at ``ci`` scale (PT only): a few hundred steps on ``L = 256``, 128
 #: trajectories, ``N = 16``, MLP width 32, 60 epochs of batch 16; seed 1, Adam at 3e-3.
 CI_PLAN = Plan(
-    *[SystemSizes(256, 128, 32, 16, 32, 60, 16)] * 3,
+    *[SystemSizes(L=256, n_train=128, n_test=32, N=16, hidden=32, epochs=60, batch_size=16)] * 3,
     seeds=(1,),
     lrs=(3e-3,),
 )

@@ -83,7 +83,7 @@ class Reconstructor(nnx.Module):
 
     def __init__(
         self,
-        d_state: int,
+        N: int,
         length: int,
         *,
         hidden: Sequence[int] = (),
@@ -92,8 +92,8 @@ class Reconstructor(nnx.Module):
         rngs: nnx.Rngs,
     ):
         self.length = positive_int("length", length)
-        self.lru = LRU(d_state, 1, r_min=r_min, r_max=r_max, rngs=rngs)
-        self.decoder = MLPHead(d_state, self.length, hidden=tuple(hidden), rngs=rngs)
+        self.lru = LRU(N, 1, r_min=r_min, r_max=r_max, rngs=rngs)
+        self.decoder = MLPHead(N, self.length, hidden=tuple(hidden), rngs=rngs)
 
     def __call__(self, u: Float[ArrayLike, "batch L"]) -> Float[Array, "batch L"]:
         """Reconstruct ``u`` (``(batch, L)``) from ``x_L``."""
@@ -115,7 +115,7 @@ class ReconstructionRun:
     ``examples`` ``(seeds, k, L)``: reconstructions of the first ``k`` held-out sequences.
     """
 
-    d_state: int
+    N: int
     hidden: tuple[int, ...]
     train_mse: np.ndarray
     test_mse: np.ndarray
@@ -128,7 +128,7 @@ class ReconstructionRun:
 def train_reconstruction(
     train_u: Float[ArrayLike, "n L"],
     test_u: Float[ArrayLike, "m L"],
-    d_state: int,
+    N: int,
     *,
     hidden: Sequence[int] = (),
     epochs: int,
@@ -157,7 +157,7 @@ def train_reconstruction(
     hidden = tuple(hidden)
 
     def make(rngs: nnx.Rngs) -> Reconstructor:
-        return Reconstructor(d_state, length, hidden=hidden, r_min=r_min, r_max=r_max, rngs=rngs)
+        return Reconstructor(N, length, hidden=hidden, r_min=r_min, r_max=r_max, rngs=rngs)
 
     def batch(key: Array) -> Array:
         return train_u[jax.random.choice(key, n, (batch_size,), replace=False)]
@@ -181,7 +181,7 @@ def train_reconstruction(
         lam.append(np.asarray(model.lru.eigenvalues()))
         examples.append(np.asarray(model(test_u[:n_examples])))
     return ReconstructionRun(
-        d_state=d_state,
+        N=N,
         hidden=hidden,
         train_mse=np.array(train_mse),
         test_mse=np.array(test_mse),
