@@ -60,6 +60,14 @@ def test_orderings_on_hand_made_numbers():
     assert not fig4_orderings(mlp_wins, [64, 256, 1024], **kw)["linear_large"]
     shallow = _errors([0.05, 0.01, 4e-3], [0.02, 0.005, 3e-3])  # 0.02 / 0.003 < 10
     assert not fig4_orderings(shallow, [64, 256, 1024], **kw)["tenfold"]
+    # the required fall scales with the move in N: step per fourfold N, its root per doubling
+    lin, mlp = [0.05, 0.044, 0.038], [0.02, 0.0175, 0.0155]  # falls 1.129x ... 1.158x
+    doubling = _errors(lin, mlp, (64, 128, 256))
+    assert fig4_orderings(doubling, [64, 128, 256], **kw)["falls"]  # need 1.25**0.5 = 1.118
+    assert not fig4_orderings(_errors(lin, mlp), [64, 256, 1024], **kw)["falls"]  # need 1.25
+    ends = (64, 1024)  # a 16-fold move needs 1.25**2 = 1.5625
+    assert fig4_orderings(_errors([0.05, 0.03], [0.02, 0.012], ends), ends, **kw)["falls"]
+    assert not fig4_orderings(_errors([0.05, 0.035], [0.02, 0.012], ends), ends, **kw)["falls"]
     # the input-ignoring control: the same error at every N
     constant = _errors([0.06] * 3, [0.06] * 3)
     out = fig4_orderings(constant, [64, 256, 1024], **kw)
