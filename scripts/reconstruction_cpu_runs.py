@@ -19,6 +19,10 @@ cell about 14 s to compile.
     python scripts/reconstruction_cpu_runs.py --plan gpu --steps 9370 \
         --cells MNIST:64,MNIST:1024,MNIST:256
 
+The paper's budget at the two ends of the N axis (``results/orvieto_fig4_gpu_100ep.json``): one
+process per cell and decoder, ``--steps 93750 --cells MNIST:64 --heads linear`` (and ``MLP``, and
+``MNIST:1024``), about 200 s each on an H100 with two side by side, joined with ``--merge``.
+
 Cells run in separate processes (or sessions) write one file each (``--out``); ``--merge`` joins
 them into ``--out`` with :func:`~lrnn_core.orvieto.reconstruction_experiments.merge_results` (each
 row keeps its commit; the parts must share every hyperparameter). ``--lr`` and ``--heads`` change
