@@ -23,6 +23,8 @@ The paper's budget at the two ends of the N axis (``results/orvieto_fig4_gpu_100
 process per cell and decoder, ``--steps 93750 --cells MNIST:64 --heads linear`` (and ``MLP``, and
 ``MNIST:1024``), about 200 s each on an H100 with two side by side, joined with ``--merge``.
 
+``scripts/reconstruction_gpu_parts.sh`` runs cells side by side, one process each.
+
 Cells run in separate processes (or sessions) write one file each (``--out``); ``--merge`` joins
 them into ``--out`` with :func:`~lrnn_core.orvieto.reconstruction_experiments.merge_results` (each
 row keeps its commit; the parts must share every hyperparameter). ``--lr`` and ``--heads`` change
