@@ -7,14 +7,17 @@ import optax
 import pytest
 from flax import nnx
 
+from lrnn_core.core.memory import fit_decay
 from lrnn_core.core.train import train
 from lrnn_core.wang_li_li.sentiment import (
     POLARITY,
     VOCAB,
     LSTMClassifier,
     bce_loss,
+    classifier_accuracy,
     integrating_lstm,
     repeated_word_fixed_point,
+    repeated_word_memory,
     repeated_word_scores,
     synthetic_reviews,
 )
@@ -111,3 +114,24 @@ def test_integrating_lstm_holds_the_gates_open_and_loses_the_fixed_point():
     assert moving.residual > 1e-6 and not moving.attracting
     with pytest.raises(TypeError, match="LSTMClassifier"):
         integrating_lstm("not a model")
+
+
+def test_classifier_accuracy_counts_the_decided_reviews():
+    """Logits after the last token 2, -1, 5, -3 against labels 1, 0, 1/2, 1: the tie is left out,
+    two of the three decided reviews are right."""
+    logits = jnp.array([[0.0, 2.0], [0.0, -1.0], [0.0, 5.0], [9.0, -3.0]])
+    labels = np.array([1.0, 0.0, 0.5, 1.0])
+    assert classifier_accuracy(lambda tokens: logits, None, labels) == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="no decided review"):
+        classifier_accuracy(lambda tokens: logits, None, np.full(4, 0.5))
+    with pytest.raises(ValueError, match="labels"):
+        classifier_accuracy(lambda tokens: logits, None, labels[:3])
+
+
+def test_repeated_word_memory_is_the_difference_of_the_scores():
+    model = LSTMClassifier(rngs=nnx.Rngs(2))
+    memory, fit = repeated_word_memory(model, "bad", 40, window=(2.0, 20.0))
+    scores = repeated_word_scores(model, "bad", 40)
+    np.testing.assert_array_equal(memory, np.abs(np.diff(scores)))
+    assert fit == fit_decay(memory, np.arange(1, 40), tail=(2.0, 20.0))
+    assert fit.rate > 0  # an untrained small LSTM forgets

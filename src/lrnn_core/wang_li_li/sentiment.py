@@ -23,7 +23,8 @@ import optax
 from flax import nnx
 from jaxtyping import Array, ArrayLike, Float, Int
 
-from lrnn_core.core.validate import check_choice, positive_int, real_number
+from lrnn_core.core.memory import DecayFit, fit_decay
+from lrnn_core.core.validate import check_choice, check_shape, positive_int, real_number
 
 __all__ = [
     "POLARITY",
@@ -31,8 +32,10 @@ __all__ = [
     "FixedPoint",
     "LSTMClassifier",
     "bce_loss",
+    "classifier_accuracy",
     "integrating_lstm",
     "repeated_word_fixed_point",
+    "repeated_word_memory",
     "repeated_word_scores",
     "synthetic_reviews",
 ]
@@ -104,6 +107,22 @@ def bce_loss(
     return optax.sigmoid_binary_cross_entropy(model(tokens)[..., -1], labels).mean()
 
 
+def classifier_accuracy(
+    model: LSTMClassifier,
+    tokens: Int[ArrayLike, "n_seqs L"],
+    labels: Float[ArrayLike, " n_seqs"],
+) -> float:
+    """Share of the decided reviews (label 0 or 1; ties of label 1/2 left out) whose score after
+    the whole review has the label's sign (logit > 0 for label 1)."""
+    labels = np.asarray(labels)
+    logits = np.asarray(model(tokens)[:, -1])
+    check_shape("labels", labels, logits.shape)
+    decided = labels != 0.5
+    if not decided.any():
+        raise ValueError("labels hold no decided review (every label is 1/2)")
+    return float(np.mean((logits[decided] > 0) == (labels[decided] > 0.5)))
+
+
 def _float64(model: LSTMClassifier) -> LSTMClassifier:
     """A copy of ``model`` with float64 parameters (call inside ``jax.enable_x64``)."""
     graphdef, params, rest = nnx.split(model, nnx.Param, ...)
@@ -129,6 +148,16 @@ def repeated_word_scores(model: LSTMClassifier, word: str, L: int) -> np.ndarray
     with jax.enable_x64(True):  # float64: scores approach 0 and 1 closer than float32 resolves
         logits = _float64(model)(jnp.full((L,), VOCAB.index(word)))
         return np.asarray(jax.nn.sigmoid(logits))
+
+
+def repeated_word_memory(
+    model: LSTMClassifier, word: str, L: int, *, window: tuple[float, float]
+) -> tuple[np.ndarray, DecayFit]:
+    """The memory ``|s(n+1) - s(n)|``, ``n = 1..L-1``, of the scores of
+    :func:`repeated_word_scores` (WLL App. B, Fig. 5; float64) and its exponential fit
+    ``A e^{-rate n}`` on the ``window`` of ``n`` (:func:`lrnn_core.core.memory.fit_decay`)."""
+    memory = np.abs(np.diff(repeated_word_scores(model, word, L)))
+    return memory, fit_decay(memory, np.arange(1, L), tail=window)
 
 
 class FixedPoint(NamedTuple):
