@@ -9,8 +9,11 @@ from lrnn_core.core.eigenvalues import ring_init, roots_of_unity
 from lrnn_core.orvieto.memorisation import (
     PrefixInverse,
     block_system,
+    draw_mse,
+    monotone_share,
     prefix_check,
     prefix_errors,
+    prefix_loss_holds,
     prefix_rank_errors,
     reconstruct_blocks,
     reconstruct_from_last_state,
@@ -276,3 +279,29 @@ def test_prefix_rank_errors_lose_the_prefix_beyond_n():
     # k = 6 with the 3rd roots of unity: tokens 3 apart alias, each gets its class average
     avg = np.array([(u[0] + u[3]) / 2, (u[1] + u[4]) / 2, (u[2] + u[5]) / 2] * 2)
     assert err[-1] == pytest.approx(np.linalg.norm(avg - u) / np.linalg.norm(u))
+
+
+def test_draw_mse_is_the_per_sequence_error_of_each_draw():
+    u = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.0]])
+    v = np.array([0.25, 0.5, 1.0])  # V_L of the single node 0.5
+    u_hat = np.outer(u @ v, v) / (v @ v)
+    exact = roots_of_unity(3)  # N = L: recovered to rounding
+    mse = draw_mse([[np.array([0.5]), exact], [exact, np.array([0.5])]], u)
+    assert mse.shape == (2, 2, 2)
+    assert mse[0, 0] == pytest.approx(np.mean((u_hat - u) ** 2, axis=1))
+    assert mse[1, 1] == pytest.approx(mse[0, 0]) and mse[0, 1] == pytest.approx([0, 0], abs=1e-28)
+
+
+def test_monotone_share_counts_pairs_falling_at_every_step():
+    mse = np.array([[[3.0, 3.0], [2.0, 4.0], [1.0, 1.0]], [[3.0, 3.0], [2.0, 2.0], [2.0, 1.0]]])
+    # pairs (draw, sequence): (0, 0) falls twice; (0, 1) rises; (1, 0) flat; (1, 1) falls twice
+    assert monotone_share(mse) == 0.5
+
+
+def test_prefix_loss_holds_and_each_way_it_fails():
+    ks, N = np.array([1, 2, 4, 6]), 3
+    rank, err = [1, 2, 3, 3], [1e-12, 1e-11, 0.4, 0.7]
+    assert prefix_loss_holds(ks, rank, err, N)
+    assert not prefix_loss_holds(ks, [1, 2, 4, 3], err, N)  # rank above N
+    assert not prefix_loss_holds(ks, rank, [1e-12, 1e-7, 0.4, 0.7], N)  # lost too early
+    assert not prefix_loss_holds(ks, rank, [1e-12, 1e-11, 0.4, 0.05], N)  # kept beyond N

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from lrnn_core.orvieto.reconstruction_experiments import (
+    cell_summary,
     fig4_cell,
+    fig4_grid,
     fig4_orderings,
     load_fig4_results,
     mean_image_mse,
@@ -162,3 +164,23 @@ def test_merge_results_joins_parts_and_refuses_disagreeing_ones():
         merge_results([a, a])
     with pytest.raises(ValueError, match="at least one"):
         merge_results([])
+
+
+def test_fig4_grid_is_fig4_cell_at_every_cell_and_reports_each():
+    rng = np.random.default_rng(3)
+    train, test = rng.random((32, 8)), rng.random((8, 8))
+    kw = dict(width=4, epochs=1, lr=1e-2, batch_size=16, seeds=[0])
+    lines = []
+    cells = fig4_grid(train, test, [2, 4], baseline_seeds={2: 7, 4: 9}, report=lines.append, **kw)
+    assert list(cells) == [("linear", 2), ("MLP", 2), ("linear", 4), ("MLP", 4)]
+    one = fig4_cell(train, test, 4, "MLP", baseline_seed=9, **kw)
+    assert cells["MLP", 4]["test_mse"] == pytest.approx(one["test_mse"], rel=1e-6)
+    assert cells["MLP", 4]["baselines"] == one["baselines"]
+    assert "run" in cells["linear", 2]
+    assert lines == [cell_summary(h, N, cells[h, N]) for h, N in cells]
+    c = {"median": 0.0123, "train_mse": [0.001, 0.003], "wall_s": 4.6,
+         "baselines": {"ignores input": 0.05, "linear": 0.25}}  # fmt: skip
+    assert cell_summary("MLP", 64, c) == (
+        "N =   64, MLP   : held-out 1.23e-02 (train 2.00e-03); mean image 5.00e-02, "
+        "Vandermonde 2.50e-01 (5 s)"
+    )

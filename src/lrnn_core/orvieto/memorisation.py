@@ -7,7 +7,8 @@
 * :func:`with_time` and :func:`block_system` build the time counter of §3.1.1 and the block-diagonal
   ``Lambda`` / block ``B`` of App. C that store ``M`` input channels side by side;
   :func:`reconstruct_blocks` inverts them channel by channel.
-* :func:`reconstruct_from_last_state` is the fixed linear decoder ``Re(V_L^+ x_L)`` of Figs. 1, 3.
+* :func:`reconstruct_from_last_state` is the fixed linear decoder ``Re(V_L^+ x_L)`` of Figs. 1, 3;
+  :func:`draw_mse` scores it per eigenvalue draw and sequence (Fig. 1).
 
 Everything that inverts a Vandermonde matrix works in float64 / complex128 (NumPy, SciPy, or JAX
 inside ``jax.enable_x64``): its rounding errors are amplified by ``cond(V_k)``.
@@ -50,8 +51,11 @@ __all__ = [
     "PrefixCheck",
     "PrefixInverse",
     "block_system",
+    "draw_mse",
+    "monotone_share",
     "prefix_check",
     "prefix_errors",
+    "prefix_loss_holds",
     "prefix_rank_errors",
     "reconstruct_blocks",
     "reconstruct_from_last_state",
@@ -338,4 +342,35 @@ def repeated_node_mse(
             [np.mean((reconstruct_from_last_state(np.repeat(lam, N), u) - u) ** 2) for lam in nodes]
             for N in Ns
         ]
+    )
+
+
+def draw_mse(
+    draws: Sequence[Sequence[Num[ArrayLike, " N"]]], u: Float[ArrayLike, "batch L"]
+) -> Float[np.ndarray, "D K batch"]:
+    """Per-sequence MSE ``(1/L) sum_k (Re(V_L^+ x_L)_k - u_k)^2`` of the decoder
+    :func:`reconstruct_from_last_state` (eq. 5 at ``k = L``, Fig. 1): ``out[d, i, j]`` for the
+    eigenvalues ``draws[d][i]`` and the sequence ``u[j]``; one SVD per draw serves every
+    sequence."""
+    u = real_sequences("u", u)
+    errors = [[reconstruct_from_last_state(lam, u) - u for lam in draw] for draw in draws]
+    return np.array([[np.mean(e**2, axis=1) for e in draw] for draw in errors])
+
+
+def monotone_share(mse: Float[ArrayLike, "D K batch"]) -> float:
+    """Share of the (draw, sequence) pairs whose MSE falls at every step along axis 1 (the state
+    sizes in increasing order)."""
+    mse = np.asarray(mse)
+    return float(np.mean(np.all(mse[:, 1:] < mse[:, :-1], axis=1)))
+
+
+def prefix_loss_holds(ks: Sequence[int], rank: Sequence[int], err: Sequence[float], N: int) -> bool:
+    """Prop. 1 with ``N < L`` nodes (from :func:`prefix_rank_errors`): ``rank(V_k) = min(N, k)``
+    at every ``k``, ``u_{1:k}`` recovered (relative error ``< 1e-8``) while ``k <= N``, and lost
+    (error ``> 0.1``) for every ``k > N``."""
+    ks, err = np.asarray(ks), np.asarray(err)
+    return bool(
+        np.array_equal(rank, np.minimum(ks, N))
+        and err[ks <= N].max() < 1e-8
+        and err[ks > N].min() > 0.1
     )

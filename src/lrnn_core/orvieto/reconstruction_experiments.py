@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,9 @@ from lrnn_core.orvieto.reconstruction import train_reconstruction, vandermonde_m
 
 __all__ = [
     "HEADS",
+    "cell_summary",
     "fig4_cell",
+    "fig4_grid",
     "fig4_orderings",
     "load_fig4_results",
     "mean_image_mse",
@@ -149,6 +151,46 @@ def fig4_cell(
         "wall_s": wall,
     }
     return row | {"run": run} if keep_run else row
+
+
+def cell_summary(head: str, N: int, cell: Mapping[str, Any]) -> str:
+    """One line for a :func:`fig4_cell` row: held-out median, training median, baselines."""
+    b = cell["baselines"]
+    return (
+        f"N = {N:4d}, {head:6s}: held-out {cell['median']:.2e} (train "
+        f"{np.median(cell['train_mse']):.2e}); "
+        f"mean image {b['ignores input']:.2e}, "
+        f"Vandermonde {b['linear']:.2e} ({cell['wall_s']:.0f} s)"
+    )
+
+
+def fig4_grid(
+    train_u: Float[ArrayLike, "n L"],
+    test_u: Float[ArrayLike, "m L"],
+    Ns: Sequence[int],
+    *,
+    width: int,
+    epochs: int,
+    lr: float,
+    batch_size: int,
+    seeds: Sequence[int],
+    baseline_seeds: Mapping[int, int],
+    report: Callable[[str], None] | None = None,
+) -> dict[tuple[str, int], dict[str, Any]]:
+    """Every ``(head, N)`` cell of one data set, ``N`` by ``N``: :func:`fig4_cell` with the run
+    kept, ``baseline_seeds[N]`` seeding the Vandermonde baseline; ``report`` gets each cell's
+    :func:`cell_summary` as it finishes."""
+    cells = {}
+    for N in Ns:
+        for head in HEADS:
+            cells[head, N] = fig4_cell(
+                train_u, test_u, N, head, width=width, epochs=epochs, lr=lr,
+                batch_size=batch_size, seeds=seeds, baseline_seed=baseline_seeds[N],
+                keep_run=True,
+            )  # fmt: skip
+            if report is not None:
+                report(cell_summary(head, N, cells[head, N]))
+    return cells
 
 
 def fig4_orderings(
