@@ -4,10 +4,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from lrnn_core.core.vandermonde import EPS
 from lrnn_core.orvieto.conditioning import Norms, law_eigenvalues, vandermonde_gram_condition
 from lrnn_core.orvieto.conditioning_checks import (
     ALPHA,
     GramDraws,
+    WeylCheck,
     compare,
     falls,
     gram_condition_draws,
@@ -109,6 +111,17 @@ def test_weyl_check_counts_covered_draws_and_flags_a_wrong_formed_value():
     wrong = GramDraws((8,), (0.5,), svd, formed * np.array([2.0, 1e20]), draws.range)
     bad = weyl_check(wrong, 8, 1e30)
     assert not bad.within and not bad.underestimates
+
+
+def test_weyl_check_report():
+    text = WeylCheck(cells=3, largest=2e8, within=True, underestimates=True).report(
+        3e16, 1e30, False
+    )
+    assert text == (
+        "Weyl's bound covers 3 draw(s) (cond(G) up to 2.0e+08): within it: True; largest "
+        f"formed-Gram value 3.0e+16 (1/eps = {1 / EPS:.1e}; the paper's axis top: 1e22), "
+        "below the SVD's beyond 1e+30: True; square case worst: False"
+    )
 
 
 def test_pinv_drop_uses_the_spec_bounds_on_both_norms():

@@ -32,6 +32,7 @@ from lrnn_core.core.validate import (
     positive_int,
     real_number,
 )
+from lrnn_core.core.vandermonde import EPS
 from lrnn_core.orvieto.conditioning import (
     Norms,
     cell_seeds,
@@ -197,6 +198,15 @@ class WeylCheck:
     largest: float
     within: bool
     underestimates: bool
+
+    def report(self, formed_max: float, saturated: float, square_worst: bool) -> str:
+        """The printed reading, beside float64's ``1/eps`` and the paper's axis top."""
+        return (
+            f"Weyl's bound covers {self.cells} draw(s) (cond(G) up to {self.largest:.1e}): "
+            f"within it: {self.within}; largest formed-Gram value {formed_max:.1e} "
+            f"(1/eps = {1 / EPS:.1e}; the paper's axis top: 1e22), below the SVD's beyond "
+            f"{saturated:.0e}: {self.underestimates}; square case worst: {square_worst}"
+        )
 
 
 def weyl_check(draws: GramDraws, L: int, saturated: float) -> WeylCheck:
