@@ -3,9 +3,12 @@
 import numpy as np
 import pytest
 
+from lrnn_core.core.hippo import legs_reconstruct, legs_states
 from lrnn_core.orvieto.conditioning import ring_eigenvalues
 from lrnn_core.orvieto.sparse import (
+    gamma_gram_condition,
     gram_condition_candidates,
+    log_level,
     map_condition_candidates,
     rank_gap_bound,
     reconstruction_sweep,
@@ -14,15 +17,29 @@ from lrnn_core.orvieto.sparse_experiments import (
     LOG10_SINGULAR,
     SweepSet,
     below_reference,
+    complete_basis_readings,
     conditioning_grid,
+    dense_error,
+    fig9_readings,
+    fig9_sizes,
     flag_singular,
     grows_with_P,
+    hippo_vs_ring,
+    legendre_ring_errors,
     map_condition_study,
+    map_readings,
+    near_circle_fraction,
     ordering_checks,
+    relative_errors,
+    singular_inverse_count,
+    smooth_inputs,
     sparse_sweeps,
+    summarise,
+    sweep_curves,
+    sweep_problems,
     sweep_summary,
 )
-from lrnn_core.orvieto.wavelets import sparse_signal, wavelet_basis
+from lrnn_core.orvieto.wavelets import random_wavelet_problem, sparse_signal, wavelet_basis
 
 
 def test_sparse_sweeps_repeat_reconstruction_sweep_per_draw():
@@ -42,7 +59,8 @@ def test_sparse_sweeps_repeat_reconstruction_sweep_per_draw():
     assert out["coarse"][6].rank_gamma.shape == (1, ks.size)
 
 
-def test_sweep_summary_numbers():
+def small_sweep_set():
+    """D=2 draws, M=1 input, K=4 steps of a length-8 problem with N=2."""
     ks = np.array([2, 4, 6, 8])
     errors = np.array([[[np.nan, 1e-3, 1e-5, 1e-2]], [[1e-1, 1e-4, 1e-6, 1e-3]]])  # (D=2, M=1, K)
     lower = np.tile([1, 2, 2, 2, 2, 2, 2, 2], (2, 1))
@@ -55,6 +73,11 @@ def test_sweep_summary_numbers():
         v_lower=lower,
         gap_bound=np.array([0, 1]),
     )
+    return res
+
+
+def test_sweep_summary_numbers():
+    res = small_sweep_set()
     s = sweep_summary(res, N=2)
     assert s["worst error"] == 1e-1
     assert s["median max error"] == pytest.approx((1e-2 + 1e-1) / 2)
@@ -152,3 +175,131 @@ def test_below_reference_needs_a_factor_ten_and_a_finite_value():
     got = below_reference([1.0, 9.0, 11.0, np.inf], 100.0)
     np.testing.assert_array_equal(got, [True, True, False, False])
     np.testing.assert_array_equal(below_reference([40.0], 100.0, factor=2.0), [True])
+
+
+def test_summarise_is_sweep_summary_per_N():
+    res = small_sweep_set()
+    assert summarise({2: res}) == {2: sweep_summary(res, 2)}
+
+
+def test_sweep_curves_medians_ranges_and_the_steps_seen():
+    c = sweep_curves(small_sweep_set())
+    np.testing.assert_array_equal(c.v_rank, [1.0, 1.5, 2.0])
+    np.testing.assert_array_equal(c.v_lower, [1, 2, 2, 2, 2, 2, 2, 2])
+    np.testing.assert_array_equal(c.rank_gamma[0], [1.0, 1.5, 2.0, 2.0])
+    np.testing.assert_array_equal(c.rank_gamma[1], [1, 1, 2, 2])
+    np.testing.assert_array_equal(c.rank_gamma[2], [1, 2, 2, 2])
+    np.testing.assert_array_equal(c.k_seen, [4, 6, 8])  # the first draw's input is 0 up to k=2
+    np.testing.assert_allclose(c.error[0], [(1e-3 + 1e-4) / 2, (1e-5 + 1e-6) / 2, 5.5e-3])
+    np.testing.assert_array_equal(c.error[1], [1e-4, 1e-6, 1e-3])
+    np.testing.assert_array_equal(c.error[2], [1e-3, 1e-5, 1e-2])
+
+
+def test_sweep_problems_random_then_coarsest_atoms():
+    problems = sweep_problems(np.random.default_rng(4), 32, 4, 3)
+    rng = np.random.default_rng(4)
+    basis, inputs = random_wavelet_problem(rng, 32, 4, 3)
+    coarse = wavelet_basis(32, 4)
+    np.testing.assert_array_equal(problems["random atoms"][0], basis)
+    np.testing.assert_array_equal(problems["random atoms"][1], inputs)
+    np.testing.assert_array_equal(problems["coarsest atoms"][0], coarse)
+    np.testing.assert_array_equal(problems["coarsest atoms"][1], sparse_signal(rng, coarse, 3)[0])
+    assert list(problems) == ["random atoms", "coarsest atoms"]
+
+
+def test_map_readings_are_the_candidates_of_each_draw():
+    L, basis = 32, wavelet_basis(32, 8)
+    out = map_readings([3, 4], 8, 0.9, basis)
+    for d, seed in enumerate([3, 4]):
+        ref = map_condition_candidates(ring_eigenvalues(seed, 8, 0.9), basis)
+        for reading, value in ref.items():
+            assert out[reading][d] == pytest.approx(10 ** log_level(value), rel=1e-12)
+    assert out["norm real"].shape == (2,) and L == basis.shape[0]
+
+
+def test_singular_inverse_count():
+    # eigenvalues near 0 (r_min = 0): V_64 of 32 rows holds lambda^k ~ 0, singular every time
+    assert singular_inverse_count([1, 2, 3], 32, 0.0, 64) == 3
+    assert singular_inverse_count([1, 2, 3], 16, 0.999, 32) == 0
+
+
+def test_complete_basis_readings_use_the_last_basis_of_each_family():
+    bases = {"Haar": [wavelet_basis(16, 4), wavelet_basis(16, 16)]}
+    out = complete_basis_readings([5, 6], 8, 0.9, bases)
+    ref = map_readings([5, 6], 8, 0.9, np.eye(16))  # a complete orthonormal basis: V_L^+'s values
+    np.testing.assert_allclose(out["Haar"]["cond complex"], ref["cond complex"], rtol=1e-8)
+    np.testing.assert_allclose(out["Haar"]["norm real"], ref["norm real"], rtol=1e-8)
+
+
+def test_near_circle_fraction():
+    assert near_circle_fraction(0.95) == pytest.approx((1 - 0.999**2) / (1 - 0.95**2))
+    assert near_circle_fraction(0.95) == pytest.approx(0.02051, abs=1e-5)
+    assert near_circle_fraction(0.0, radius=0.5) == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="r_min"):
+        near_circle_fraction(1.0)
+
+
+def test_dense_error_exact_with_N_equal_L_and_large_below():
+    rng = np.random.default_rng(0)
+    dense = rng.standard_normal(16)
+    assert dense_error(dense, 0.5, 16, 3) < 1e-9  # V_16 square and invertible
+    lam = ring_eigenvalues(3, 4, 0.5)
+    V = lam[:, None] ** np.arange(15, -1, -1)
+    rec = (np.linalg.pinv(V) @ (V @ dense)).real
+    ref = np.linalg.norm(rec - dense) / np.linalg.norm(dense)
+    assert dense_error(dense, 0.5, 4, 3) == pytest.approx(ref, rel=1e-8)
+    assert dense_error(dense, 0.5, 4, 3) > 0.5
+
+
+def test_fig9_sizes():
+    assert fig9_sizes(512) == ([256, 512, 1024], [64, 128, 256, 512])
+    assert fig9_sizes(128) == ([64, 128, 256], [16, 32, 64, 128])
+
+
+def test_fig9_readings():
+    raw = {"complex": np.array([[[[2.0]]], [[[4.0]]], [[[9.0]]]]), "real": np.ones((3, 1, 1, 1))}
+    out = fig9_readings(raw)
+    assert out["log10 complex"][0, 0, 0] == 4.0  # median over draws
+    assert out["ln complex"][0, 0, 0] == pytest.approx(4.0 * np.log(10))
+    assert out["log10 cond(Γ) complex"][0, 0, 0] == 2.0
+    assert out["log10 cond(Γ) real"][0, 0, 0] == 0.5
+    assert len(out) == 6
+
+
+def test_smooth_inputs_are_sums_of_cosines():
+    L, n, periods = 16, 2, 3
+    x = smooth_inputs(np.random.default_rng(2), L, n, periods)
+    rng = np.random.default_rng(2)
+    a, phi = rng.standard_normal((periods, n)), rng.uniform(0, 2 * np.pi, (periods, n))
+    for b in range(n):
+        for k in range(1, L + 1):
+            ref = sum(a[m, b] * np.cos(2 * np.pi * (m + 1) * k / L + phi[m, b]) for m in range(3))
+            assert x[k - 1, b] == pytest.approx(ref, abs=1e-12)
+
+
+def test_relative_errors():
+    target = np.array([[3.0, 1.0], [4.0, 0.0]])
+    np.testing.assert_allclose(relative_errors(1.1 * target, target), [0.1, 0.1])
+    np.testing.assert_allclose(relative_errors(np.zeros((2, 2)), target), [1.0, 1.0])
+
+
+def test_hippo_vs_ring_medians_and_the_exact_ring_at_2N_equal_L():
+    L = 16
+    u = np.random.default_rng(0).standard_normal((L, 3))
+    hippo, ring = hippo_vs_ring(u, {8: 5, 2: 6}, 0.5)
+    assert ring[0] < 1e-10  # 2N = L real equations: the ring recovers any input
+    assert ring[1] > 0.5
+    ref = np.median(relative_errors(legs_reconstruct(legs_states(u, 2), L), u))
+    assert hippo[1] == pytest.approx(ref, rel=1e-12)
+    assert hippo.shape == ring.shape == (2,)
+
+
+def test_legendre_ring_errors_skip_N_below_P_and_recover_inputs_in_the_span():
+    rng = np.random.default_rng(1)
+    basis = wavelet_basis(32, 4)
+    inputs = basis @ rng.standard_normal((4, 2))
+    out = legendre_ring_errors(inputs, basis, {2: 1, 8: 2}, 0.5)
+    assert list(out) == [8]
+    error, cond = out[8]
+    assert error < 1e-12
+    assert cond == pytest.approx(gamma_gram_condition(ring_eigenvalues(2, 8, 0.5), basis) ** 0.5)

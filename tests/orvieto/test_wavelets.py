@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 import pywt
 
-from lrnn_core.orvieto.wavelets import default_level, sparse_signal, wavelet_basis
+from lrnn_core.orvieto.wavelets import (
+    default_level,
+    random_wavelet_problem,
+    sparse_signal,
+    wavelet_basis,
+)
 
 
 @pytest.mark.parametrize("wavelet", ["haar", "sym4", "coif2"])
@@ -43,6 +48,20 @@ def test_sparse_signal_lies_in_the_span():
     np.testing.assert_allclose(Psi.T @ v, alpha, atol=1e-13)
     vs, alphas = sparse_signal(np.random.default_rng(1), Psi, batch=3)
     assert vs.shape == (3, 64) and alphas.shape == (3, 8)
+
+
+def test_random_wavelet_problem_draws_atoms_then_coefficients():
+    Psi, v = random_wavelet_problem(np.random.default_rng(3), 64, 5, batch=2)
+    rng = np.random.default_rng(3)
+    columns = np.sort(rng.choice(64, 5, replace=False))
+    np.testing.assert_array_equal(Psi, wavelet_basis(64, columns=columns))
+    alpha = rng.standard_normal((2, 5))
+    np.testing.assert_allclose(v, alpha @ Psi.T, atol=1e-14)
+    np.testing.assert_allclose(v @ Psi, alpha, atol=1e-13)  # in the span, coefficients alpha
+    single = random_wavelet_problem(np.random.default_rng(3), 64, 5)[1]
+    assert single.shape == (64,)
+    with pytest.raises(ValueError, match="P must be <= L"):
+        random_wavelet_problem(np.random.default_rng(0), 8, 9)
 
 
 @pytest.mark.parametrize(

@@ -3,29 +3,36 @@
 
 Each driver draws the eigenvalues of every cell independently (one seed per draw, per state size
 and per sparsity; nothing is a prefix of another draw), so that orderings across ``N`` and ``P``
-are measured, not built in by interlacing. The linear algebra is :mod:`lrnn_core.orvieto.sparse`.
+are measured, not built in by interlacing. The linear algebra is :mod:`lrnn_core.orvieto.sparse`;
+the claim checks on these numbers are :mod:`lrnn_core.orvieto.sparse_checks`. The §3.1.3
+comparison with HiPPO-LegS (:mod:`lrnn_core.core.hippo`) on smooth inputs is here too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from jaxtyping import ArrayLike, Float, Int
 
+from lrnn_core.core.hippo import legs_reconstruct, legs_states
 from lrnn_core.core.validate import positive_int, real_number, seed_list
 from lrnn_core.orvieto.conditioning import ring_eigenvalues
+from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 from lrnn_core.orvieto.sparse import (
     SINGULAR_COND,
+    gamma_gram_condition,
     gram_condition_candidates,
     log_level,
     map_condition_candidates,
     rank_gap_bound,
+    reconstruct_sparse,
     reconstruction_sweep,
     vandermonde_rank_profile,
 )
-from lrnn_core.orvieto.wavelets import wavelet_basis
+from lrnn_core.orvieto.wavelets import random_wavelet_problem, sparse_signal, wavelet_basis
 
 #: ``log10(1 / EPS) ~ 15.65``: a condition number above it is float64 rounding noise.
 LOG10_SINGULAR = float(np.log10(SINGULAR_COND))
@@ -215,13 +222,39 @@ def map_condition_study(
     for name, family in families.items():
         columns = [n_bases] if name == "Van. inverse" else range(n_bases)
         for b, (column, basis) in enumerate(zip(columns, family, strict=True)):
-            for s, seed in enumerate(seeds[:, column]):
-                lam = ring_eigenvalues(int(seed), N, r_min)
-                for reading, value in map_condition_candidates(lam, basis).items():
-                    table = out.setdefault(reading, {})
-                    table.setdefault(name, np.empty((len(seeds), len(family))))
-                    table[name][s, b] = 10 ** log_level(value)
+            for reading, values in map_readings(seeds[:, column], N, r_min, basis).items():
+                table = out.setdefault(reading, {})
+                table.setdefault(name, np.empty((len(seeds), len(family))))[:, b] = values
     return out
+
+
+def map_readings(
+    seeds: Sequence[int], N: int, r_min: float, basis: Float[ArrayLike, "L P"]
+) -> dict[str, Float[np.ndarray, " D"]]:
+    """Every reading of :func:`map_condition_candidates` (Fig. 12 of Orvieto et al.) for one basis,
+    one draw ``lambda ~ T(r_min, 1)`` per seed: ``{reading: (D,)}``, ``inf`` where numerically
+    singular (:func:`lrnn_core.orvieto.sparse.log_level`)."""
+    rows = [map_condition_candidates(ring_eigenvalues(int(s), N, r_min), basis) for s in seeds]
+    return {reading: np.array([10 ** log_level(r[reading]) for r in rows]) for reading in rows[0]}
+
+
+def singular_inverse_count(seeds: Sequence[int], N: int, r_min: float, L: int) -> int:
+    """How many of the draws ``lambda ~ T(r_min, 1)`` (one per seed) give a real-stacked
+    Vandermonde inverse ``V_L^+`` (``Psi = I_L``) that is numerically singular (Fig. 12)."""
+    norms = map_readings(seeds, N, r_min, np.eye(positive_int("L", L)))["norm real"]
+    return int(np.sum(~np.isfinite(norms)))
+
+
+def complete_basis_readings(
+    seeds: Sequence[int],
+    N: int,
+    r_min: float,
+    bases: Mapping[str, Sequence[Float[ArrayLike, "L P"]]],
+) -> dict[str, dict[str, np.ndarray]]:
+    """Fig. 12's negative control: :func:`map_readings` of the last (complete, ``P = L``) basis of
+    each family, on the draws ``seeds`` (those of the Vandermonde inverse): ``{name: {reading:
+    (D,)}}``."""
+    return {name: map_readings(seeds, N, r_min, family[-1]) for name, family in bases.items()}
 
 
 def grows_with_P(values: Float[ArrayLike, "D nP"], low: int, high: int, z: float = 3.0) -> bool:
@@ -245,3 +278,154 @@ def below_reference(values: ArrayLike, reference: float, factor: float = 10.0) -
     values = np.asarray(values, np.float64)
     factor = real_number("factor", factor, low=1.0)
     return np.isfinite(values) & (factor * values < reference)
+
+
+def sweep_problems(
+    rng: np.random.Generator, L: int, P: int, inputs: int, wavelet: str = "haar"
+) -> dict[str, tuple[Float[np.ndarray, "L P"], Float[np.ndarray, "M L"]]]:
+    """The two readings of Figs. 10-11's "inputs sparse in a basis of ``P`` Haar wavelets"
+    (Orvieto et al., App. E.2), as the ``problems`` of :func:`sparse_sweeps`: ``"random atoms"``,
+    ``P`` wavelets drawn among all ``L`` (:func:`random_wavelet_problem`), and ``"coarsest atoms"``,
+    the first ``P``; ``inputs`` sequences ``v = Psi alpha``, ``alpha ~ N(0, I_P)``, each. ``rng``
+    draws the atoms, then the inputs of each problem in that order."""
+    random_atoms = random_wavelet_problem(rng, L, P, inputs, wavelet)
+    coarsest = wavelet_basis(L, P, wavelet)
+    return {
+        "random atoms": random_atoms,
+        "coarsest atoms": (coarsest, sparse_signal(rng, coarsest, inputs)[0]),
+    }
+
+
+def summarise(results: Mapping[int, SweepSet]) -> dict[int, dict[str, float | int | bool]]:
+    """:func:`sweep_summary` of every ``N`` of one problem of :func:`sparse_sweeps`."""
+    return {N: sweep_summary(result, N) for N, result in results.items()}
+
+
+class SweepCurves(NamedTuple):
+    """The curves of Figs. 10-11 for one ``N`` (:func:`sweep_curves`)."""
+
+    v_rank: np.ndarray  # (G,) median over draws of rank(V_k) on the grid
+    v_lower: np.ndarray  # (L,) smallest certified lower bound on rank(V_k) over draws
+    rank_gamma: tuple[np.ndarray, np.ndarray, np.ndarray]  # (K,) median, min, max over draws
+    k_seen: np.ndarray  # the k at which every input is nonzero up to k
+    error: tuple[np.ndarray, np.ndarray, np.ndarray]  # at k_seen: median, min, max
+
+
+def sweep_curves(result: SweepSet) -> SweepCurves:
+    """Medians and ranges of a :class:`SweepSet` over draws (ranks) and over draws and inputs
+    (relative errors, kept only at the ``k`` where every ``v_{1:k}`` is nonzero)."""
+    errors = result.rel_error.reshape(-1, result.ks.size)
+    seen = np.all(np.isfinite(errors), axis=0)
+    errors = errors[:, seen]
+    g = result.rank_gamma
+    return SweepCurves(
+        v_rank=np.median(result.v_ranks, axis=0),
+        v_lower=result.v_lower.min(axis=0),
+        rank_gamma=(np.median(g, axis=0), g.min(axis=0), g.max(axis=0)),
+        k_seen=result.ks[seen],
+        error=(np.median(errors, axis=0), errors.min(axis=0), errors.max(axis=0)),
+    )
+
+
+def near_circle_fraction(r_min: float, radius: float = 0.999) -> float:
+    """The fraction ``(1 - radius^2) / (1 - r_min^2)`` of the ring ``T(r_min, 1)``, uniform in area
+    (§4.1 of Orvieto et al.), with ``|lambda| > radius``: the eigenvalues that remember long."""
+    r_min = real_number("r_min", r_min, low=0.0, high=1.0)
+    if r_min == 1.0:
+        raise ValueError("r_min must be < 1 (the ring T(1, 1) has no area)")
+    return (1 - radius**2) / (1 - r_min**2)
+
+
+def dense_error(dense: Float[ArrayLike, " L"], r_min: float, N: int, seed: int) -> float:
+    """Negative control of Figs. 10-11: relative error of ``Re(V_L^+ x_L)`` (eq. 5 at ``k = L``)
+    for an input ``dense`` sparse in no basis, with the draw ``lambda ~ T(r_min, 1)`` of ``seed``;
+    a lower bound on its largest error over ``k``."""
+    dense = np.asarray(dense, np.float64)
+    rec = reconstruct_from_last_state(ring_eigenvalues(seed, N, r_min), dense)
+    return float(np.linalg.norm(rec - dense) / np.linalg.norm(dense))
+
+
+#: Fig. 9 of Orvieto et al. at the paper's length ``L = 512``: the rings, state sizes, sparsities.
+FIG9_R_MINS = (0.0, 0.9, 0.99, 0.999)
+FIG9_NS = (256, 512, 1024)
+FIG9_PS = (64, 128, 256, 512)
+
+
+def fig9_sizes(L: int) -> tuple[list[int], list[int]]:
+    """Fig. 9's ``(Ns, Ps)`` at length ``L``: the paper's (``L = 512``) divided by ``512 // L``."""
+    shrink = 512 // positive_int("L", L)
+    return [n // shrink for n in FIG9_NS], [p // shrink for p in FIG9_PS]
+
+
+def fig9_readings(raw: Mapping[str, Float[ArrayLike, "D R N P"]]) -> dict[str, np.ndarray]:
+    """Every reading of Fig. 9's "log cond": the medians over draws of :func:`conditioning_grid`'s
+    ``log10`` values as ``"log10 <name>"``, in natural log as ``"ln <name>"``, and ``log10
+    cond(Gamma_L) = log10 cond(Gamma^T Gamma) / 2`` of the complex and the real-stacked matrix."""
+    readings = {f"log10 {name}": np.median(v, axis=0) for name, v in raw.items()}
+    readings |= {f"ln {name}": np.log(10) * np.median(v, axis=0) for name, v in raw.items()}
+    readings |= {
+        f"log10 cond(Γ) {name}": np.median(raw[name], axis=0) / 2 for name in ("complex", "real")
+    }
+    return readings
+
+
+def smooth_inputs(
+    rng: np.random.Generator, L: int, n: int, periods: int = 8
+) -> Float[np.ndarray, "L n"]:
+    """``n`` smooth inputs of §3.1.3's HiPPO comparison: ``sum_m a_m cos(2 pi m s + phi_m)`` over
+    ``m = 1..periods`` periods, ``s = k / L`` (``k = 1..L``), ``a_m ~ N(0, 1)``, ``phi_m ~ U(0,
+    2 pi)``; ``rng`` draws the amplitudes, then the phases. Shape ``(L, n)``."""
+    L, n = positive_int("L", L), positive_int("n", n)
+    s = np.arange(1, L + 1) / L
+    m = np.arange(1, positive_int("periods", periods) + 1)
+    amplitude = rng.standard_normal((m.size, n))
+    phase = rng.uniform(0, 2 * np.pi, (m.size, n))
+    waves = np.cos(2 * np.pi * m[:, None, None] * s[None, :, None] + phase[:, None, :])
+    return np.einsum("mb,msb->sb", amplitude, waves)
+
+
+def relative_errors(
+    estimate: Float[ArrayLike, "L B"], target: Float[ArrayLike, "L B"]
+) -> Float[np.ndarray, " B"]:
+    """``||estimate - target|| / ||target||`` of each column (sequences along axis 0)."""
+    target = np.asarray(target)
+    return np.linalg.norm(np.asarray(estimate) - target, axis=0) / np.linalg.norm(target, axis=0)
+
+
+def hippo_vs_ring(
+    inputs: Float[ArrayLike, "L B"], seeds: Mapping[int, int], r_min: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """§3.1.3 of Orvieto et al.: median over the columns of ``inputs`` of the relative error of the
+    HiPPO-LegS reconstruction ``sum_n c_n(L) g_n`` and of the ring's ``V_L^+ x_L`` (eq. 5,
+    real-stacked, ``lambda ~ T(r_min, 1)`` drawn with ``seeds[N]``), for each ``N`` of ``seeds``."""
+    inputs = np.asarray(inputs, np.float64)
+    L = inputs.shape[0]
+    hippo, ring = [], []
+    for N, seed in seeds.items():
+        legs = legs_reconstruct(legs_states(inputs, N), L)
+        hippo.append(np.median(relative_errors(legs, inputs)))
+        lam = ring_eigenvalues(seed, N, r_min)
+        rec = reconstruct_from_last_state(lam, inputs.T, real_input=True)
+        ring.append(np.median(relative_errors(rec.T, inputs)))
+    return np.array(hippo), np.array(ring)
+
+
+def legendre_ring_errors(
+    inputs: Float[ArrayLike, "L B"],
+    basis: Float[ArrayLike, "L P"],
+    seeds: Mapping[int, int],
+    r_min: float,
+) -> dict[int, tuple[float, float]]:
+    """§3.1.3 with a basis: for each ``N >= P`` of ``seeds``, the median relative error of the
+    sparse map ``Omega_L x_L`` (eq. 7, :func:`reconstruct_sparse`) on the columns of ``inputs``
+    and ``cond`` of the real-stacked ``Gamma_L = V_L Psi`` (``lambda ~ T(r_min, 1)`` drawn with
+    ``seeds[N]``): ``{N: (error, cond)}``."""
+    inputs = np.asarray(inputs, np.float64)
+    out = {}
+    for N, seed in seeds.items():
+        if N < np.shape(basis)[1]:
+            continue
+        lam = ring_eigenvalues(seed, N, r_min)
+        error = np.median(relative_errors(reconstruct_sparse(lam, basis, inputs.T).T, inputs))
+        out[N] = (float(error), float(gamma_gram_condition(lam, basis) ** 0.5))
+    return out

@@ -110,3 +110,20 @@ def sparse_signal(
     shape = (basis.shape[1],) if batch is None else (positive_int("batch", batch), basis.shape[1])
     alpha = rng.standard_normal(shape)
     return alpha @ basis.T, alpha
+
+
+def random_wavelet_problem(
+    rng: np.random.Generator,
+    L: int,
+    P: int,
+    batch: int | None = None,
+    wavelet: str = "haar",
+) -> tuple[Float[np.ndarray, "L P"], Float[np.ndarray, "*batch L"]]:
+    """``(Psi, v)``: ``P`` wavelets drawn uniformly without replacement among all ``L`` and inputs
+    ``v = Psi alpha``, ``alpha ~ N(0, I_P)`` (Assumption A; Orvieto et al., ICML 2024, App. E.2,
+    Figs. 10-11). ``rng`` draws the wavelets, then the coefficients (:func:`sparse_signal`)."""
+    L, P = positive_int("L", L), positive_int("P", P)
+    if P > L:
+        raise ValueError(f"P must be <= L, got P={P}, L={L}")
+    basis = wavelet_basis(L, wavelet=wavelet, columns=np.sort(rng.choice(L, P, replace=False)))
+    return basis, sparse_signal(rng, basis, batch)[0]
