@@ -37,8 +37,8 @@ from lrnn_core.wang_li_li.perturbation import perturb, perturbation_error, pertu
 from lrnn_core.wang_li_li.reparam_mnist import (
     class_prior_error,
     logistic_regression_error,
+    ordering_status,
     paired_verdict,
-    trained_status,
 )
 from lrnn_core.wang_li_li.reparam_perturbation import (
     authors_betas,
@@ -511,7 +511,9 @@ BAD_CALLS = [
     ),
     (
         "NaN baseline",
-        lambda: trained_status(True, error=0.1, baselines={"linear": np.nan}, margin=1.0),
+        lambda: ordering_status(
+            {"a": "better"}, error=0.1, baselines={"linear": np.nan}, margin=1.0
+        ),
         ValueError,
         "baselines",
     ),

@@ -1,6 +1,6 @@
 """Tests of lrnn_core.wang_li_li.reparam_mnist on numbers: the class-prior error by counting, the
 logistic regression against separable and label-noise data, the paired verdict against a hand
-computed t statistic, the trained-row status rule."""
+computed t statistic, the status of an ordering claim at its margin."""
 
 import numpy as np
 import pytest
@@ -12,7 +12,6 @@ from lrnn_core.wang_li_li.reparam_mnist import (
     ordering_status,
     paired_t_critical,
     paired_verdict,
-    trained_status,
 )
 
 
@@ -67,15 +66,17 @@ def test_paired_t_critical_bonferroni():
         paired_t_critical(1)
 
 
-def test_trained_status_rule():
+def test_ordering_status_at_the_margin_and_its_trained_row_fields():
     base = {"ignores input": 0.9, "linear": 0.1}
-    assert trained_status(True, error=0.05, baselines=base, margin=2.0) == "reproduced"
-    assert trained_status(True, error=0.06, baselines=base, margin=2.0) == "weaker"
-    assert trained_status(False, error=0.01, baselines=base, margin=2.0) == "not reproduced"
+    good = {"a": "better"}
+    # 0.05 * 2 = 0.1: on the margin the row is reproduced, just above it weaker
+    assert ordering_status(good, error=0.05, baselines=base, margin=2.0) == (True, "reproduced")
+    assert ordering_status(good, error=0.06, baselines=base, margin=2.0) == (True, "weaker")
+    # the error, baselines and margin are checked whatever the verdicts and the control say
     with pytest.raises(ValueError, match="baselines"):
-        trained_status(True, error=0.1, baselines={}, margin=1.0)
+        ordering_status({"a": "worse"}, error=0.1, baselines={}, margin=1.0)
     with pytest.raises(ValueError, match="margin"):
-        trained_status(True, error=0.1, baselines=base, margin=0.5)
+        ordering_status(good, error=0.1, baselines=base, margin=0.5, control_passes=True)
 
 
 def test_ordering_status():

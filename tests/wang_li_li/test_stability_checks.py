@@ -15,7 +15,6 @@ from lrnn_core.wang_li_li.stability_checks import (
     epochs_gap,
     filter_check,
     grows_in_width,
-    row_status,
     with_marginal_mode,
 )
 
@@ -100,8 +99,8 @@ def test_rate_is_read_on_the_relaxed_tail_not_on_a_saturated_transient():
     # lam = -0.2, b = 13, B = -26: the impulse (u_0 = 1) moves the state by -2, then both
     # trajectories sit in hardtanh's saturation (slope 0) for ~60 steps, where the difference
     # does not shrink; once relaxed it shrinks by 0.8 per step
-    params = one_unit(-0.2, b=13.0)._replace(B=jnp.array([[-26.0]], jnp.float64))
     with jax.enable_x64(True):
+        params = one_unit(-0.2, b=13.0)._replace(B=jnp.array([[-26.0]], jnp.float64))
         mm = ctrnn_memory_check(params, activation="hardtanh", L=400)
         memory = impulse_memory(
             lambda u: ctrnn_outputs(params, u[:, None], activation="hardtanh")[:, 0], 400
@@ -131,11 +130,3 @@ def test_filter_check_on_hand_made_verdicts():
     assert not filter_check(kept, rates, [0.99, 0.5, 0.0], tails)  # not log-linear
     with pytest.raises(ValueError, match="tails"):
         filter_check(kept, rates, r2, tails[:2])
-
-
-def test_row_status():
-    assert row_status(True, True) == "reproduced"
-    assert row_status(True, False) == "weaker"
-    assert row_status(False, True) == "not reproduced"
-    with pytest.raises(TypeError):
-        row_status(1, True)

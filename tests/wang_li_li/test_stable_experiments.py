@@ -116,11 +116,11 @@ def test_filter_targets_on_hand_made_runs():
 def test_target_memories_of_a_linear_target_decay_at_its_rate():
     # W = 0.5, tiny weights keep tanh linear: memory ~ C B 0.5^k, rate ln 2
     tiny = 1e-4
-    target = TanhRNN(
-        W=jnp.array([[0.5]], jnp.float64), B=jnp.array([tiny], jnp.float64),
-        b=jnp.zeros(1, jnp.float64), C=jnp.array([1.0], jnp.float64), d=jnp.array(0.0),
-    )  # fmt: skip
     with jax.enable_x64(True):
+        target = TanhRNN(
+            W=jnp.array([[0.5]], jnp.float64), B=jnp.array([tiny], jnp.float64),
+            b=jnp.zeros(1, jnp.float64), C=jnp.array([1.0], jnp.float64), d=jnp.array(0.0),
+        )  # fmt: skip
         memories, tails, fits = target_memories([target, target], 30, fitted=[True, False])
     np.testing.assert_allclose(memories[0][:5], tiny * 0.5 ** np.arange(5), rtol=1e-6)
     assert fits[0].rate == pytest.approx(np.log(2), rel=1e-4) and fits[1] is None

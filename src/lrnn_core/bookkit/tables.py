@@ -8,7 +8,8 @@ report (:data:`STATUSES`). Two more kinds of evidence travel with a row:
 - a *trained* row carries the model's test ``error``, the ``baselines`` it must beat on the same
   test set (:data:`BASELINES`: the best predictor that ignores the input, and the best linear map)
   and the ``margin`` by which it must beat the better of them, fixed in the chapter before the run;
-  such a row cannot be ``"reproduced"`` unless ``error × margin ≤ min(baselines)``;
+  such a row cannot be ``"reproduced"`` unless ``error × margin ≤ min(baselines)``
+  (:func:`lrnn_core.core.verdicts.beats`);
 - every ``"reproduced"`` or ``"weaker"`` row names its ``negative_control``: an object without the
   claimed property (a power-law memory, an identity activation, a linear filter, an input-ignoring
   model) that the same check rejected, or why no meaningful one exists.
@@ -30,6 +31,7 @@ from pathlib import Path
 from lrnn_core.bookkit.scale import current_scale
 from lrnn_core.bookkit.seeds import current_seed
 from lrnn_core.core.validate import check_choice, check_flag, check_text, real_number
+from lrnn_core.core.verdicts import beats, times_below
 
 COLUMNS = ("claim", "paper", "ours", "scale", "holds", "status")
 #: A row's status: the claim holds as the paper states it; holds only in a weaker form (a smaller
@@ -81,12 +83,11 @@ class ClaimRow:
 
     @property
     def below_baselines(self) -> float | None:
-        """How many times the error sits below the better baseline (``min(baselines) / error``);
-        None for a row that is not trained."""
+        """How many times the error sits below the better baseline (``min(baselines) / error``,
+        :func:`~lrnn_core.core.verdicts.times_below`); None for a row that is not trained."""
         if self.error is None or self.baselines is None:
             return None
-        best = min(self.baselines.values())
-        return math.inf if self.error == 0 else best / self.error
+        return times_below(self.error, self.baselines)
 
 
 def _cell(text: str) -> str:
@@ -161,8 +162,7 @@ class ClaimTable:
         if (status == "not reproduced") == holds:
             raise ValueError(f"holds={holds} contradicts status={status!r}")
         error, baselines, margin = _trained(error, baselines, margin)
-        short = error is not None and error * margin > min(baselines.values())
-        if status == "reproduced" and short:
+        if status == "reproduced" and error is not None and not beats(error, baselines, margin):
             raise ValueError(
                 f"{claim!r} cannot be 'reproduced': error {error:.3g} is not {margin:g}x below "
                 f"the better baseline ({baselines})"

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from lrnn_core.core.validate import check_flag, positive_number
+from lrnn_core.core.verdicts import beats
 
 __all__ = [
     "LAMBDA_FACTOR",
@@ -19,10 +19,7 @@ __all__ = [
     "SPREAD",
     "LVChecks",
     "LZChecks",
-    "beats",
-    "below",
     "best",
-    "claim_status",
     "gain",
     "lv_checks",
     "lz_checks",
@@ -30,7 +27,7 @@ __all__ = [
     "pt_errors",
     "r2",
     "ratios_to_paper",
-    "spread",
+    "seed_spread",
 ]
 
 Rows = dict[tuple[str, bool], dict[str, Any]]
@@ -65,29 +62,9 @@ LAMBDA_FACTOR: float = 2.0
 SPREAD: float = 10.0
 
 
-def beats(error: float, baseline_errors: dict[str, float], margin: float) -> bool:
-    """The margin check of every trained row: ``error * margin <= min(baselines)``."""
-    margin = positive_number("margin", margin)
-    if not baseline_errors:
-        raise ValueError("baseline_errors must name at least one baseline")
-    return bool(float(error) * margin <= min(baseline_errors.values()))
-
-
-def claim_status(full: bool, weaker: bool) -> str:
-    """A row's status from the two checks a chapter asserted: ``"reproduced"`` if the full claim
-    holds, else ``"weaker"`` if its weaker form holds, else ``"not reproduced"``."""
-    full, weaker = check_flag("full", full), check_flag("weaker", weaker)
-    return "reproduced" if full else ("weaker" if weaker else "not reproduced")
-
-
 def r2(error: float, base: dict[str, float]) -> float:
     """``R^2`` of the input-driven part ``y - ybar``: ``1 - error / error_ignores_input``."""
     return 1 - error / base["ignores input"]
-
-
-def below(error: float, base: dict[str, float]) -> float:
-    """How many times ``error`` lies below the better of the baselines ``base``."""
-    return min(base.values()) / error
 
 
 def best(rows: Rows, key: str) -> float:
@@ -100,7 +77,7 @@ def gain(rows: Rows, key: str) -> float:
     return rows[key, False]["median"] / rows[key, True]["median"]
 
 
-def spread(rows: Rows, key: str, trained: bool) -> float:
+def seed_spread(rows: Rows, key: str, trained: bool) -> float:
     """Largest over smallest final training loss across seeds (Fig. 14)."""
     final = np.asarray(rows[key, trained]["final_train_per_seed"])
     return float(final.max() / final.min())

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from lrnn_core.orvieto.ode_claims import below
+from lrnn_core.core.verdicts import times_below
 from lrnn_core.orvieto.ode_plans import EXPERIMENTS
 from lrnn_core.orvieto.odes import SYSTEMS
 
@@ -93,7 +93,7 @@ def stored_table(run: StoredRun) -> str:
             f"| {key} | {'trained' if trained else 'frozen'} | {r['best']:.3g} | "
             f"{r['median']:.3g} | {r['min']:.3g}–{r['max']:.3g} | "
             f"{b['ignores input']:.3g} | {b['linear']:.3g} | "
-            f"{below(r['best'], b):.3g} |"
+            f"{times_below(r['best'], b):.3g} |"
         )
     return "\n".join(lines)
 
@@ -112,7 +112,7 @@ def comparison_table(run: StoredRun, paper_mse: dict[tuple[str, str, bool], floa
         lines.append(
             f"| {s} | {r} | {'trained' if m else 'frozen'} | {p:g} | {o['best']:.3g} "
             f"({o['median']:.3g}, {o['min']:.3g}–{o['max']:.3g}) | "
-            f"{below(o['best'], run.baselines[s]):.3g} |"
+            f"{times_below(o['best'], run.baselines[s]):.3g} |"
         )
     return "\n".join(lines)
 
@@ -142,5 +142,5 @@ def control_text(lin: float, base: dict[str, float]) -> str:
     """The negative-control entry of a Fig. 15/16 row: the linear readout (Lambda trained)."""
     return (
         f"LRU + linear readout (Λ trained), test {lin:.3g} "
-        f"({below(lin, base):.2g}× below the better baseline): rejected"
+        f"({times_below(lin, base):.2g}× below the better baseline): rejected"
     )

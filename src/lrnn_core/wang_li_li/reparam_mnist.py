@@ -19,10 +19,10 @@ two-sided ``alpha`` quantile of Student's t with ``n - 1`` degrees of freedom, B
 for ``n_tests`` comparisons, the verdict is "better" if ``dbar > t* se``, "worse" if
 ``dbar < -t* se``, else "tie".
 
-**Status of a trained row** (:func:`trained_status`): "reproduced" needs the claim to hold *and*
-``error * margin <= min(baselines)`` (the rule of ``lrnn_core.bookkit.tables.ClaimTable.add``);
-a claim that holds while the models do not beat the baselines by the margin is "weaker"; a claim
-that does not hold is "not reproduced".
+**Status of a trained row** (:func:`ordering_status`): "reproduced" needs the claim to hold *and*
+``error * margin <= min(baselines)`` (:func:`lrnn_core.core.verdicts.beats`, the rule of
+``lrnn_core.bookkit.tables.ClaimTable.add``); a claim that holds while the models do not beat the
+baselines by the margin is "weaker"; a claim that does not hold is "not reproduced".
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from lrnn_core.core.validate import (
     positive_int,
     real_number,
 )
+from lrnn_core.core.verdicts import beats, row_status
 
 __all__ = [
     "VERDICTS",
@@ -52,7 +53,6 @@ __all__ = [
     "ordering_status",
     "paired_t_critical",
     "paired_verdict",
-    "trained_status",
 ]
 
 #: The three outcomes of :func:`paired_verdict`.
@@ -180,22 +180,6 @@ def paired_verdict(
     return verdict, dbar, margin
 
 
-def trained_status(
-    holds: bool, *, error: float, baselines: Mapping[str, float], margin: float
-) -> str:
-    """The status a trained row may carry (module docstring): "reproduced" if ``holds`` and
-    ``error * margin <= min(baselines)``, "weaker" if ``holds`` only, else "not reproduced"."""
-    holds = check_flag("holds", holds)
-    error = real_number("error", error, low=0.0)
-    margin = real_number("margin", margin, low=1.0)
-    if not isinstance(baselines, Mapping) or not baselines:
-        raise ValueError("baselines must be a non-empty mapping of name -> error")
-    floor = min(real_number(f"baselines[{k!r}]", v, low=0.0) for k, v in baselines.items())
-    if not holds:
-        return "not reproduced"
-    return "reproduced" if error * margin <= floor else "weaker"
-
-
 def ordering_status(
     verdicts: Mapping[object, str],
     *,
@@ -207,8 +191,8 @@ def ordering_status(
     """``(holds, status)`` of an ordering claim "every candidate at least as good as the
     reference" from the :func:`paired_verdict` of each comparison: ``holds`` when no verdict is
     "worse" (what a faithful run must not contradict); "reproduced" when every verdict is
-    "better" and ``error * margin <= min(baselines)`` (:func:`trained_status`), "weaker" when the
-    claim holds otherwise, "not reproduced" when some candidate is worse. With
+    "better" and ``error * margin <= min(baselines)`` (:func:`lrnn_core.core.verdicts.beats`),
+    "weaker" when the claim holds otherwise, "not reproduced" when some candidate is worse. With
     ``control_passes`` (the negative control passed the same check) the row is
     ``(False, "not reproduced")``: a check that cannot tell an untrained network from a trained
     one (too few seeds for the corrected paired test) is no evidence for the claim."""
@@ -218,10 +202,8 @@ def ordering_status(
         raise ValueError("verdicts must be a non-empty mapping of comparison -> verdict")
     for v in values:
         check_choice("verdicts", v, VERDICTS)
-    holds = all(v != "worse" for v in values)
-    status = trained_status(
-        all(v == "better" for v in values), error=error, baselines=baselines, margin=margin
-    )
+    beaten = beats(error, baselines, margin)  # checks the trained-row fields in every case
     if control_passes:
         return False, "not reproduced"
-    return holds, status if status == "reproduced" or not holds else "weaker"
+    holds = all(v != "worse" for v in values)
+    return holds, row_status(holds, full=beaten and all(v == "better" for v in values))

@@ -19,7 +19,6 @@
   :func:`with_marginal_mode` moves one mode onto the stability boundary (``lam = 0``): the object
   without a stability radius, whose memory need not decay.
 * :func:`filter_check`: the filtering claim of Fig. 3 on the targets the filter keeps.
-* :func:`row_status`: the status of a row from what holds.
 """
 
 from __future__ import annotations
@@ -42,7 +41,6 @@ from lrnn_core.core.memory import (
 from lrnn_core.core.validate import (
     as_float64,
     check_choice,
-    check_flag,
     check_shape,
     positive_int,
     positive_number,
@@ -60,7 +58,6 @@ __all__ = [
     "epochs_gap",
     "filter_check",
     "grows_in_width",
-    "row_status",
     "with_marginal_mode",
 ]
 
@@ -253,12 +250,3 @@ def filter_check(
         and np.all(r2[kept] > 0.75)
         and not np.any(kept & (tails > NON_DECAYING))
     )
-
-
-def row_status(holds: bool, full: bool) -> str:
-    """``"reproduced"`` when the checked part holds and is the paper's full claim, ``"weaker"``
-    when only a part (or a substitute) holds, ``"not reproduced"`` when the check fails."""
-    holds, full = check_flag("holds", holds), check_flag("full", full)
-    if not holds:
-        return "not reproduced"
-    return "reproduced" if full else "weaker"

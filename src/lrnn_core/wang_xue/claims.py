@@ -32,7 +32,6 @@ words). Each chapter applies the same function to its models and to a negative c
 * **App. A**: :func:`matches_closed_form`, sup distance at most a tolerance.
 * **Prop. 3.2**: :func:`in_exponential_span`, a kernel matched to ``tol`` by a least-squares sum
   of ``n`` exponentials with fixed rates ``step, 2 step, ..., n step``.
-* Trained rows: :func:`beats_baselines`, ``error * margin <= min(baselines)``.
 
 NumPy float64.
 """
@@ -61,7 +60,6 @@ from lrnn_core.core.validate import (
 __all__ = [
     "LIPSCHITZ",
     "BoundCheck",
-    "beats_baselines",
     "best_converged",
     "binomial_envelope",
     "decays_at_rate",
@@ -270,12 +268,3 @@ def best_converged(
     if not certified:
         return real_number("errors", errors[max(errors)], low=0.0), False
     return min(certified), True
-
-
-def beats_baselines(error: float, baselines: Mapping[str, float], margin: float) -> bool:
-    """Trained rows: ``error * margin <= min(baselines)`` (the rule of ``ClaimTable.add``)."""
-    error = real_number("error", error, low=0.0)
-    if not baselines:
-        raise ValueError("baselines must name at least one baseline error")
-    best = min(real_number(f"baselines[{k!r}]", v, low=0.0) for k, v in baselines.items())
-    return error * real_number("margin", margin, low=1.0) <= best
