@@ -216,7 +216,7 @@ def test_fig9_row_status_rule():
     only_formed = reading_ranges({"log10 real": [3.0, 12.0], "log10 formed real": [1.0, 18.0]})
     assert fig9_row(good, only_formed, levels, {}, 1, 1).status == "weaker"
     bad = fig9_row({"real": dict(N=False)}, fits, levels, {}, 1, 1)
-    assert not bad.holds and bad.status is None
+    assert not bad.holds and bad.status == "not reproduced"
 
 
 def test_level_text_and_fits_log_axis():

@@ -27,6 +27,7 @@ from pathlib import Path
 from docutils.nodes import make_id
 
 from lrnn_core.bookkit.tables import STATUSES, ClaimRow, trained_summary
+from lrnn_core.core.verdicts import beats
 
 MISSING = "missing"
 NOT_COVERED = "not yet covered"
@@ -233,7 +234,11 @@ def _check_record(chapter: str, row: ClaimRow) -> None:
     if row.status not in STATUSES:
         raise ValueError(f"{where}: unknown status {row.status!r}; expected one of {STATUSES}")
     factor = row.below_baselines
-    if row.status == "reproduced" and factor is not None and factor < row.margin:
+    if (
+        row.status == "reproduced"
+        and row.error is not None
+        and not beats(row.error, row.baselines, row.margin)
+    ):
         raise ValueError(
             f"{where} is 'reproduced' but its error is only ×{factor:.3g} below the better "
             f"baseline, not ×{row.margin:g}: re-run the chapter"

@@ -3,8 +3,9 @@ the stored runs indexed by cell, their check against the live run, the table of 
 cell, the orderings with their negative control, the headline cell and the eigenvalue moves.
 
 A cell *learned* when its held-out error is ``margin`` times below its better baseline,
-``min_k baseline_k / error >= margin``; for the MLP decoder the baselines include the trained
-linear decoder at the same ``N`` (the paper's own comparison).
+``error * margin <= min_k baseline_k`` (:func:`lrnn_core.core.verdicts.beats`); for the MLP
+decoder the baselines include the trained linear decoder at the same ``N`` (the paper's own
+comparison).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 from jaxtyping import ArrayLike, Complex
 
+from lrnn_core.core.verdicts import beats, times_below
 from lrnn_core.orvieto.reconstruction_experiments import HEADS, fig4_orderings
 
 __all__ = [
@@ -25,7 +27,6 @@ __all__ = [
     "headline_cell",
     "index_rows",
     "live_stored_ratios",
-    "margin_met",
     "stored_orderings",
     "stored_table_rows",
 ]
@@ -76,22 +77,16 @@ def cell_baselines(stored: Cells, name: str, head: str, N: int) -> dict[str, flo
     return b
 
 
-def margin_met(baselines: Mapping[str, float], error: float, margin: float) -> bool:
-    """``min_k baselines_k / error >= margin``: the error is ``margin`` times below the better
-    baseline."""
-    return bool(min(baselines.values()) / error >= margin)
-
-
 def stored_table_rows(
     stored: Cells, sizes: Mapping[str, Sequence[int]], margin: float
 ) -> tuple[list[str], dict[tuple[str, str, int], bool]]:
     """One Markdown row (under :data:`TABLE_HEAD`) per stored cell, data set by data set, ``N``
-    then head, and whether each cell learned (:func:`margin_met`)."""
+    then head, and whether each cell learned (:func:`lrnn_core.core.verdicts.beats`)."""
     rows, learned = [], {}
     for name, N, head in ((d, N, h) for d in sizes for N in sizes[d] for h in HEADS):
         r, b = stored[name, head, N], cell_baselines(stored, name, head, N)
-        below = min(b.values()) / r["median"]
-        learned[name, head, N] = below >= margin
+        below = times_below(r["median"], b)
+        learned[name, head, N] = beats(r["median"], b, margin)
         rows.append(
             f"| {name} | {N} | {head} | {r['best']:.2e} / {r['median']:.2e} | "
             f"{np.median(r['train_mse']):.2e} | {b['ignores input']:.2e} | "

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
+from lrnn_core.core.verdicts import row_status
 from lrnn_core.orvieto.sparse_experiments import (
     LOG10_SINGULAR,
     SweepSet,
@@ -299,7 +300,7 @@ def fig9_row(
         paper="log cond ≈ 2.5 … 17.5; ↓ with N, ↑ with P, lighter as r_min → 1",
         ours=ours,
         holds=holds,
-        status=("reproduced" if levels_fit else "weaker") if holds else None,
+        status=row_status(holds, full=levels_fit),
         negative_control="a flat grid (every cell the draws of cell r_min=0.9, N, P = "
         f"{N}, {P}): ordering checks {dict(control)} (rejected)",
     )
