@@ -139,9 +139,8 @@ def headline_cell(
         )
     if N0 in complete_sizes(stored, ["MNIST"])["MNIST"]:
         return "stored", stored[cell]["median"], cell_baselines(stored, *cell)
-    bases = dict(live_mnist["MLP", N0]["baselines"])
-    bases["linear decoder, trained"] = live_mnist["linear", N0]["median"]
-    return f"live ({scale})", live_mnist["MLP", N0]["median"], bases
+    live = {("MNIST", h, N): r for (h, N), r in live_mnist.items()}
+    return f"live ({scale})", live[cell]["median"], cell_baselines(live, *cell)
 
 
 def eigenvalue_moves(
