@@ -1,6 +1,7 @@
-"""Stored paper-scale results (``results/*.json`` written by ``scripts/paper_runs.py``): every row
-names a claim id of ``book/claims_index.csv`` and a commit of this repository. Without a stored
-file the same checks run on a file written here, so the loader is always exercised."""
+"""Stored results (``results/*.json``, written by ``scripts/ode_runs.py`` and
+``scripts/reconstruction_cpu_runs.py``): every row names a claim id of ``book/claims_index.csv``
+and a commit of this repository; the ODE runs are the library's plans. Without a stored file the
+same checks run on a file written here, so the loader is always exercised."""
 
 import csv
 import json
@@ -81,6 +82,39 @@ def test_stored_cpu_run_is_the_library_plan_and_complete():
     assert {(r["experiment"], r["trained_lambda"]) for r in data["rows"]} == want
     for row in data["rows"]:
         assert len(row["per_seed"]) == len(CPU_PLAN.seeds)
+        assert row["min"] <= row["median"] <= row["max"] and row["best"] == row["min"]
+    for system in ("PT", "LV", "LZ"):
+        assert {"ignores input", "linear"} <= set(data["baselines"][system])
+
+
+GPU_RUN = ROOT / "results" / "orvieto_ode_gpu.json"
+
+
+@pytest.mark.skipif(not GPU_RUN.exists(), reason="no stored GPU run of the ODE flows")
+def test_stored_gpu_run_is_the_paper_plan_within_its_budget():
+    """results/orvieto_ode_gpu.json is PAPER_PLAN's sizes with the stated seeds and rate, fewer
+    epochs (fitted to the wall budget, at most the plan's), every experiment and mode, and both
+    baselines of every system."""
+    from lrnn_core.orvieto.ode_data import AMPLITUDE
+    from lrnn_core.orvieto.ode_model import PHASE
+    from lrnn_core.orvieto.ode_plans import EXPERIMENTS, PAPER_PLAN
+
+    data = load_paper_results(GPU_RUN)
+    prov = data["provenance"]
+    assert prov["plan"] == "paper" and prov["budget_s"] > 0
+    for s in ("PT", "LV", "LZ"):
+        plan, ran = getattr(PAPER_PLAN, s)._asdict(), prov["sizes"][s]
+        assert {k: v for k, v in ran.items() if k != "epochs"} == {
+            k: v for k, v in plan.items() if k != "epochs"
+        }
+        assert 1 <= ran["epochs"] <= plan["epochs"]
+        assert ran["epochs"] == prov["parts"][("PT", "LV", "LZ").index(s)]["timing"][s]["epochs"]
+    assert prov["amplitude"] == AMPLITUDE and prov["max_phase"] == PHASE
+    assert set(prov["seeds"]) <= set(PAPER_PLAN.seeds) and set(prov["lrs"]) <= set(PAPER_PLAN.lrs)
+    want = {(key, m) for key, (_, _, _, modes) in EXPERIMENTS.items() for m in modes}
+    assert {(r["experiment"], r["trained_lambda"]) for r in data["rows"]} == want
+    for row in data["rows"]:
+        assert len(row["per_seed"]) == len(prov["seeds"])
         assert row["min"] <= row["median"] <= row["max"] and row["best"] == row["min"]
     for system in ("PT", "LV", "LZ"):
         assert {"ignores input", "linear"} <= set(data["baselines"][system])

@@ -70,3 +70,11 @@ def test_labels_and_spread():
 
 def test_device_description_names_jax():
     assert "jax " in setup.device_description()
+
+
+def test_numpy_loop_takes_a_lambda_per_step():
+    lam = np.array([[0.5], [2.0], [0.0]])
+    u = np.array([[1.0], [1.0], [3.0]])
+    # h_1 = 1, h_2 = 2 * 1 + 1 = 3, h_3 = 0 * 3 + 3 = 3
+    np.testing.assert_allclose(setup.numpy_loop(lam, u), [[1.0], [3.0], [3.0]])
+    np.testing.assert_allclose(setup.numpy_loop(np.array([0.5]), u), [[1.0], [1.5], [3.75]])

@@ -246,6 +246,7 @@ def test_error_grid_collects_reconstructions():
     np.testing.assert_allclose(grid.mse_by_draw[1, 1, 1], ((recon - inputs) ** 2).mean())
     np.testing.assert_allclose(grid.mae_by_draw[1, 1, 1], np.abs(recon - inputs).mean())
     assert grid.mse[1, 1] < 1e-12 < grid.mse[0, 0]
+    assert grid.at(48, 0.999) == (1, 1) and grid.at(12, 0.999) == (0, 1)
 
 
 @pytest.mark.parametrize(

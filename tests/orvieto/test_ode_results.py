@@ -10,9 +10,9 @@ from lrnn_core.orvieto.ode_plans import EXPERIMENTS
 from lrnn_core.orvieto.ode_results import (
     comparison_table,
     control_text,
+    label,
     load_paper_results,
     load_stored_run,
-    paper_scale_table,
     readouts,
     stored_table,
 )
@@ -78,11 +78,12 @@ def test_tables_show_the_numbers_and_the_factor_below_the_better_baseline(tmp_pa
     assert readouts(run.rows, "LV") == (
         "linear/frozen 0.04; linear/trained 0.02; MLP/frozen 0.03; MLP/trained 0.015"
     )
-    one = {"claim": "Fig 5", "experiment": "PT MLP", "best": 0.00123456, "median": 0.002}
-    one |= {"min": 0.001, "max": 0.003}
-    assert paper_scale_table([one]).splitlines()[2] == (
-        "| Fig 5 | PT MLP | 0.001235 | 0.002 | 0.001–0.003 |"
+    assert label(run) == "stored CPU run"  # no "plan" in the provenance: the CPU plan
+    gpu = run._replace(
+        provenance={"plan": "paper", "device": "H100", "sizes": {"LV": {"epochs": 14}}}
     )
+    want = "stored GPU run at the paper's sizes (H100; epochs: LV 14 of 200)"
+    assert label(gpu) == want
 
 
 def test_control_text_names_the_factor_below_the_better_baseline():

@@ -4,11 +4,13 @@ change, lobe share, distance from an affine map, perturbed outputs."""
 import numpy as np
 import pytest
 
+from lrnn_core.orvieto import ode_sensitivity as sens_module
 from lrnn_core.orvieto.ode_sensitivity import (
     lobe_change_share,
     nonlinearity,
     perturbed_outputs,
     relative_change,
+    sensitivity_run,
 )
 from lrnn_core.orvieto.odes import low_frequency_inputs, ode, solve
 
@@ -50,3 +52,23 @@ def test_perturbed_outputs_solve_v_and_v_plus_relative_w():
     np.testing.assert_allclose(y2, solve(ode("LV"), draws[:2] + 1e-3 * draws[2:]), rtol=1e-12)
     with pytest.raises(ValueError, match="relative"):
         perturbed_outputs("LV", 2, 0.0, seed=4)
+
+
+def test_sensitivity_run_is_the_pairs_of_both_systems_and_their_changes(monkeypatch):
+    calls = []
+
+    def fake_pairs(system, n, relative, *, seed, amplitude=None):
+        calls.append((system, n, relative, seed, amplitude))
+        y = np.arange(1.0, 1.0 + 2 * n * 4).reshape(2 * n, 4)[:n] * (1 if system == "LZ" else 2)
+        return y, y + relative * np.arange(4.0)
+
+    monkeypatch.setattr(sens_module, "perturbed_outputs", fake_pairs)
+    monkeypatch.setattr(sens_module, "solve", lambda spec, v: np.full(v.shape, 3.0))
+    sens = sensitivity_run(1e-3, 2, 1, seed=5, control_seed=6, control_amplitude=0.05)
+    assert calls == [("LZ", 2, 1e-3, 5, None), ("LV", 1, 1e-3, 6, 0.05)]
+    y = np.arange(1.0, 9.0).reshape(2, 4)
+    np.testing.assert_array_equal(sens.y, y)
+    np.testing.assert_array_equal(sens.y2, y + 1e-3 * np.arange(4.0))
+    np.testing.assert_array_equal(sens.y_free, [3.0] * 4)  # v = 0, one trajectory
+    np.testing.assert_allclose(sens.change, 3e-3 / np.std(y))
+    np.testing.assert_allclose(sens.lv_change, 3e-3 / np.std(2 * np.arange(1.0, 5.0)))

@@ -1,19 +1,30 @@
 import json
 
+import jax
 import numpy as np
 import pytest
+from flax import nnx
 
+from lrnn_core.core.eigenvalues import ring_init
+from lrnn_core.core.lru import LRU
+from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 from lrnn_core.orvieto.reconstruction_experiments import (
     cell_summary,
     fig4_cell,
     fig4_grid,
     fig4_orderings,
+    fixed_lru_linear_mse,
+    last_state_gap,
+    linear_train_vs_bound,
     load_fig4_results,
     mean_image_mse,
     merge_results,
     pca_bound,
+    pca_projection_mse,
+    results_file,
     save_results,
     vandermonde_baseline,
+    vandermonde_examples,
 )
 
 
@@ -184,3 +195,41 @@ def test_fig4_grid_is_fig4_cell_at_every_cell_and_reports_each():
         "N =   64, MLP   : held-out 1.23e-02 (train 2.00e-03); mean image 5.00e-02, "
         "Vandermonde 2.50e-01 (5 s)"
     )
+
+
+def test_last_state_gap_is_float32_rounding_of_the_scan():
+    lru = LRU(3, 1, r_min=0.9, r_max=0.999, rngs=nnx.Rngs(0))
+    u = np.random.default_rng(4).random((2, 10))
+    gap = last_state_gap(lru, u)
+    assert 0 <= gap < 1e-5  # float32 products of 10 terms
+
+
+def test_vandermonde_examples_draw_seed_plus_n():
+    u = np.random.default_rng(5).random(6)
+    out = vandermonde_examples(u, [2, 8], seed=3)
+    lam = np.asarray(ring_init(jax.random.key(5), 2, 0.999, 1.0))
+    np.testing.assert_array_equal(out[2], reconstruct_from_last_state(lam, u))
+    np.testing.assert_allclose(out[8], u, atol=1e-8)  # N >= L: exact
+
+
+def test_linear_train_vs_bound_pairs_the_median_with_pca_bound():
+    train = np.random.default_rng(6).random((30, 8))
+    live = {"A": {("linear", 1): {"train_mse": [0.5, 0.1, 0.2]}}}
+    out = linear_train_vs_bound(live, {"A": train}, [1])
+    assert out == {("A", 1): (0.2, pca_bound(train, [1])[1])}
+
+
+def test_pca_projection_reaches_the_bound_and_a_fixed_lru_does_not_beat_it():
+    u = np.random.default_rng(7).random((40, 10))
+    bound = pca_bound(u, [2])[2]
+    assert pca_projection_mse(u, 4) == pytest.approx(bound, rel=1e-10)
+    lru = LRU(2, 1, r_min=0.9, r_max=0.999, rngs=nnx.Rngs(0))
+    assert bound * (1 - 1e-6) <= fixed_lru_linear_mse(lru, u) < np.var(u, axis=0).sum() / 10
+
+
+def test_results_file_walks_up_to_the_repository(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    assert results_file("x.json", tmp_path / "a" / "b") == tmp_path.resolve() / "results" / "x.json"
+    with pytest.raises(FileNotFoundError):
+        results_file("x.json", "/")

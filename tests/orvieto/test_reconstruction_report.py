@@ -3,12 +3,19 @@ import pytest
 
 from lrnn_core.orvieto.reconstruction_report import (
     TABLE_HEAD,
+    bound_lines,
+    budget_lines,
     cell_baselines,
     complete_sizes,
     eigenvalue_moves,
+    fig4_row,
     headline_cell,
+    headline_line,
     index_rows,
+    learned_summary,
     live_stored_ratios,
+    moves_lines,
+    stored_description,
     stored_orderings,
     stored_table_rows,
 )
@@ -112,3 +119,70 @@ def test_eigenvalue_moves_on_hand_made_eigenvalues():
     assert turned["phase"] == pytest.approx(0.2)  # median of 0.1 and 0.3
     with pytest.raises(ValueError, match="shapes"):
         eigenvalue_moves(lam0, lam1[:3])
+
+
+def test_printed_lines_carry_the_numbers():
+    moved = {"MLP": eigenvalue_moves(np.array([0.5, 0.5j]), np.array([0.6, 0.5j]))}
+    assert moves_lines(moved, 8) == (
+        "N = 8, MLP: mean |λ| 0.5000 → 0.5500; 50% moved outwards; "
+        "median |Δλ| 5.0e-02, median |Δ arg λ| 0.0e+00 rad"
+    )
+    assert (
+        bound_lines({("A", 4): (0.02, 0.01)}) == "A, N = 4: linear train 2.00e-02 >= bound 1.00e-02"
+    )
+    assert (
+        headline_line("stored", 64, 0.01, {"a": 0.03})
+        == "stored: MNIST MLP at N = 64: ×3.00 below a"
+    )
+    S = _stored()
+    lines = budget_lines({("MNIST", "MLP", 64): S["MNIST", "MLP", 64]}, S, 64, 10, 100).split("\n")
+    assert lines[0] == "100 steps of 64 per cell; the grid: 10"
+    assert lines[1] == (
+        "MNIST, N = 64, MLP: held-out 1.00e-02 (best 5.00e-03), train 4.00e-03; "
+        "in the grid 1.00e-02"
+    )
+
+
+def test_learned_summary_and_description():
+    S = _stored()
+    sizes = {"MNIST": [64, 256]}
+    checks = {"MNIST": {"falls": True, "tenfold": False}}
+    learned = {("MNIST", "linear", 64): True, ("MNIST", "MLP", 64): False}
+    lines = learned_summary(S, sizes, learned, checks, 2.0, ["MNIST"]).split("\n")
+    assert lines[0] == "MNIST: learned (×2 below the better baseline): ['linear N=64']"
+    assert lines[1] == "   not learned: ['MLP N=64']"
+    assert lines[2] == "   linear / MLP error by N: {64: '2.00', 256: '0.83'}"
+    assert lines[3:5] == [
+        "   orderings that hold: ['falls']",
+        "   orderings that do not: ['tenfold']",
+    ]
+    assert lines[5] == "   MLP held-out / train by N: {64: '2.5', 256: '2.0'}"
+    text = stored_description(S, sizes, checks, "MNIST")
+    assert text == (
+        "MNIST, N = [64, 256]: linear 2.0e-02 → 5.0e-03; MLP 1.0e-02 → 6.0e-03; "
+        "orderings not shown: ['tenfold']"
+    )
+
+
+def test_fig4_row_texts():
+    S = _stored()
+    hyper = {"steps": 10, "batch_size": 64, "n_train": 100, "lr": 0.01, "width": 8}
+    control = {"MNIST": {"falls": False, "tenfold": False}}
+    row = fig4_row(
+        S, {"MNIST": [64, 256]}, {"MNIST": {"falls": True}}, control, data_sets=["MNIST"],
+        hyper=hyper, seeds=[0], budget=(100, [64], {"falls": True}),
+        headline=(64, "stored", 0.01, {"a": 0.04}), margin=2.0, control_learned=False,
+    )  # fmt: skip
+    assert row["ours"].startswith("stored GPU run (10 steps of 64 per cell, 100 MNIST images, ")
+    assert "lr 0.01, MLP 8 wide, seeds [0]), held-out MSE: MNIST, N = [64, 256]" in row["ours"]
+    assert row["ours"].endswith(
+        "Row: MNIST MLP at N = 64 (stored): ×4.00 below a (needs ×2 below the better one)"
+    )
+    assert row["negative_control"].endswith(
+        "baseline: False; MNIST: orderings in N: falls False, tenfold False"
+    )
+    empty = fig4_row(
+        S, {}, {}, {}, data_sets=[], hyper=hyper, seeds=[0], budget=(1, [], {}),
+        headline=(64, "live", 0.01, {"a": 0.04}), margin=2.0, control_learned=False,
+    )  # fmt: skip
+    assert "held-out MSE: no complete N-ordering stored." in empty["ours"]

@@ -22,8 +22,10 @@ from lrnn_core.orvieto.sparse_checks import (
     fits_log_axis,
     flat_grid_control,
     formed_reach,
+    legendre_text,
     level_text,
     medians_line,
+    medians_lines,
     orderings_text,
     range_table,
     ranks_hold,
@@ -149,6 +151,9 @@ def test_summaries_by_basis_medians_line_and_atoms_verdicts():
     assert by_basis["T(0.95,1)", "random atoms"] == summarise(sweeps["T(0.95,1)"]["random atoms"])
     line = medians_line("T(0.95,1)", "random atoms", by_basis["T(0.95,1)", "random atoms"])
     assert line == "T(0.95,1) random atoms  : N=2 1e-03, N=4 1e-12"
+    lines = medians_lines(by_basis).splitlines()
+    assert len(lines) == 4 and lines[0] == line
+    assert lines[3] == "T(0.99,1) coarsest atoms: N=2 1e-12, N=4 1e-13"
     assert atoms_verdicts(by_basis) == (
         "T(0.95,1): smallest N with median max error <= 1e-10: random atoms 4, coarsest atoms 2 "
         "(different)\nT(0.99,1): smallest N with median max error <= 1e-10: random atoms 2, "
@@ -265,6 +270,8 @@ def test_fig12_claims_status_text_and_row():
     both = {"a": Fig12Claim({"x": True}, {"x": True}), "b": Fig12Claim({"x": False}, {"x": True})}
     assert fig12_status(both)[1] == "weaker"
     assert fig12_status({"a": both["a"]})[1] == "reproduced"
+    with pytest.raises(ValueError, match="claims"):
+        fig12_status({})
     row = fig12_row(claims, stats, fits, {"norm real": False}, 256, 128, 8)
     assert not row.holds and row.status == "not reproduced" and "Van. inverse" in row.paper
     assert row.ours == (
@@ -283,3 +290,11 @@ def test_below_control_rejects_a_copy_of_the_reference():
     assert below_control(same, stats) == {"norm real": False}
     far_below = {"Haar": {"norm real": np.full(4, 1e3)}, "Sym": same["Haar"]}
     assert below_control(far_below, stats) == {"norm real": True}
+
+
+def test_legendre_text():
+    text = legendre_text({32: (0.5, 2e17), 64: (0.25, 1e3)}, {32: 1e-3, 64: 1e-6})
+    assert text.splitlines() == [
+        "N= 32: ring + Legendre Ψ error 5.0e-01, cond(Γ_L) 2.0e+17 (1/ε = 4.5e+15); HiPPO 1.0e-03",
+        "N= 64: ring + Legendre Ψ error 2.5e-01, cond(Γ_L) 1.0e+03 (1/ε = 4.5e+15); HiPPO 1.0e-06",
+    ]

@@ -11,6 +11,7 @@ from lrnn_core.orvieto.sparse import (
     log_level,
     map_condition_candidates,
     rank_gap_bound,
+    reconstruct_sparse,
     reconstruction_sweep,
 )
 from lrnn_core.orvieto.sparse_experiments import (
@@ -24,6 +25,7 @@ from lrnn_core.orvieto.sparse_experiments import (
     fig9_sizes,
     flag_singular,
     grows_with_P,
+    hippo_ring_example,
     hippo_vs_ring,
     legendre_ring_errors,
     map_condition_study,
@@ -38,6 +40,7 @@ from lrnn_core.orvieto.sparse_experiments import (
     sweep_curves,
     sweep_problems,
     sweep_summary,
+    widget_reconstruction,
 )
 from lrnn_core.orvieto.wavelets import random_wavelet_problem, sparse_signal, wavelet_basis
 
@@ -303,3 +306,23 @@ def test_legendre_ring_errors_skip_N_below_P_and_recover_inputs_in_the_span():
     error, cond = out[8]
     assert error < 1e-12
     assert cond == pytest.approx(gamma_gram_condition(ring_eigenvalues(2, 8, 0.5), basis) ** 0.5)
+
+
+def test_hippo_ring_example_reconstructs_one_input_both_ways():
+    L = 16
+    u = np.random.default_rng(0).standard_normal(L)
+    out = hippo_ring_example(u, 8, 5, 0.5)
+    assert list(out) == ["input", "HiPPO, N=8", "ring, N=8"]
+    np.testing.assert_array_equal(out["input"], u)
+    np.testing.assert_allclose(out["HiPPO, N=8"], legs_reconstruct(legs_states(u, 8), L))
+    np.testing.assert_allclose(out["ring, N=8"], u, atol=1e-10)  # 2N = L: exact
+
+
+def test_widget_reconstruction_draws_the_problem_then_the_ring():
+    u, rec, sweep = widget_reconstruction(np.random.default_rng(3), 4, 8, 4, 32, k_stride=8)
+    basis, u_ref = random_wavelet_problem(np.random.default_rng(3), 32, 4)
+    lam = ring_eigenvalues(4, 8, 0.95)
+    np.testing.assert_array_equal(u, u_ref)
+    np.testing.assert_allclose(rec, reconstruct_sparse(lam, basis, u_ref))
+    np.testing.assert_array_equal(sweep.ks, [8, 16, 24, 32])
+    assert np.max(np.abs(rec - u)) < 1e-8  # 2N = 16 >= P = 4 real unknowns

@@ -20,6 +20,7 @@ from lrnn_core.wang_li_li.ctrnn import CTRNN
 from lrnn_core.wang_li_li.memory_checks import bilinear_model, linear_probe_gap
 from lrnn_core.wang_li_li.memory_experiments import (
     PROBES,
+    RNNSample,
     authors_tail_ratios,
     convolution_error,
     decay_kernels,
@@ -35,6 +36,7 @@ from lrnn_core.wang_li_li.memory_experiments import (
     probe_tail_ratios,
     random_rnn_sample,
     reversed_probe_errors,
+    rnn_probe_pairs,
     slowest_rate,
     tanh_rnn_model,
 )
@@ -218,3 +220,17 @@ def test_lru_family_memories_decay_at_the_slowest_eigenvalue():
     assert 0.9 * linear.slow <= linear.fit_h.rate <= 1.25 * linear.slow
     with pytest.raises(ValueError, match="L"):
         lru_family_memories([0], 0)
+
+
+def test_rnn_probe_pairs_pair_the_chosen_gain_and_ratio_every_rnn():
+    params = [random_tanh_rnn(jax.random.key(k), 3, scale=g) for k, g in ((0, 8.0), (1, 1.0))]
+    none = np.zeros(2)
+    sample = RNNSample((8.0, 1.0), params, [], none, none, none)
+    with jax.enable_x64(True):
+        pairs, ratio = rnn_probe_pairs(sample, 30, gain=1.0, window=(1.0, 8.0))
+    assert len(pairs) == 1  # only the second RNN has the gain 1
+    assert ratio[1] == tail_ratio(pairs[0].m_i)  # the impulse memory of that RNN
+    assert ratio[0] != ratio[1]
+    assert pairs[0].fit_h == fit_decay(pairs[0].m_h, np.arange(30.0), tail=(1.0, 8.0))
+    with pytest.raises(ValueError, match="gain"):
+        rnn_probe_pairs(sample, 30, gain=2.0, window=(1.0, 8.0))

@@ -107,3 +107,58 @@ def test_ordering_status_with_a_passing_control_is_not_reproduced():
     )
     with pytest.raises(TypeError, match="control_passes"):
         ordering_status(good, control_passes="yes", **kw)
+
+
+def test_untrained_scores_evaluate_each_seed_start(monkeypatch):
+    from lrnn_core.wang_li_li import reparam_mnist
+
+    def fake_start(seeds, N):  # one "network" per seed: its seed and width
+        return {"seed": np.array(seeds, float), "N": np.full(len(seeds), float(N))}
+
+    def fake_evaluate(net, data, *, parameterisation, dt):
+        assert parameterisation == "direct"
+        return float(net["seed"]) + dt, float(net["N"]) / 100
+
+    monkeypatch.setattr(reparam_mnist, "initial_classifiers", fake_start)
+    monkeypatch.setattr(reparam_mnist, "evaluate", fake_evaluate)
+    got = reparam_mnist.untrained_scores([3, 4], 16, None, dt=0.5)
+    np.testing.assert_allclose(got, [[3.5, 0.16], [4.5, 0.16]])
+
+
+def test_per_seed_measures_mean_se_and_verdicts():
+    from types import SimpleNamespace
+
+    from lrnn_core.wang_li_li.reparam_mnist import (
+        mean_se,
+        mnist_status,
+        mnist_verdicts,
+        per_seed_measures,
+    )
+
+    def run(acc, loss):
+        return SimpleNamespace(
+            test_accuracy=np.array(acc), test_loss=np.array(loss),
+            train_loss=np.array([[2.0, 1.0]] * len(acc)) * np.array(loss)[:, None],
+        )  # fmt: skip
+
+    runs = {
+        "exp": run([0.80, 0.82, 0.81], [0.5, 0.5, 0.6]),
+        "direct": run([0.5, 0.52, 0.5], [1.0, 1.1, 1.0]),
+    }
+    per_seed = per_seed_measures(runs, np.array([[2.3, 0.1]] * 3))
+    np.testing.assert_allclose(per_seed["exp"]["acc"], [80.0, 82.0, 81.0])
+    np.testing.assert_allclose(per_seed["exp"]["area"], [0.75, 0.75, 0.9])  # mean of 2 l, l
+    np.testing.assert_allclose(per_seed["untrained"]["area"], [2.3] * 3)
+    m, se = mean_se([1.0, 2.0, 3.0])
+    assert (m, se) == (2.0, pytest.approx(1 / np.sqrt(3)))
+    v = mnist_verdicts(per_seed, ["exp"])
+    want = paired_verdict(
+        per_seed["exp"]["acc"], per_seed["direct"]["acc"], higher_is_better=True, n_tests=3
+    )
+    assert v.verdict["acc", "exp"] == want and want[0] == "better"
+    assert v.verdict["loss", "exp"][0] == "better"  # lower loss is better
+    assert v.by_measure("acc") == {"exp": "better"} and v.control["acc"][0] == "worse"
+    s = mnist_status(v, error=0.2, baselines={"linear": 0.5}, margin=1.1)
+    assert s.table1_holds and s.table1_status == "reproduced" and not s.table1_control
+    assert s.table1_row == (True, "reproduced")
+    assert s.fig9_holds and not s.fig9_control

@@ -5,16 +5,20 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lrnn_core.core.memory import fit_decay, impulse_memory
+from lrnn_core.core.memory import DecayFit, fit_decay, impulse_memory
 from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs
 from lrnn_core.wang_li_li.stability_checks import (
     ModelMemory,
     bounded_in_width,
     contracting_memories,
     ctrnn_memory_check,
+    epoch_gaps,
     epochs_gap,
     filter_check,
+    fits_check,
     grows_in_width,
+    linear_memory_check,
+    rescaling_check,
     with_marginal_mode,
 )
 
@@ -130,3 +134,58 @@ def test_filter_check_on_hand_made_verdicts():
     assert not filter_check(kept, rates, [0.99, 0.5, 0.0], tails)  # not log-linear
     with pytest.raises(ValueError, match="tails"):
         filter_check(kept, rates, r2, tails[:2])
+
+
+def test_linear_memory_check_on_hand_made_error_tables():
+    betas = 3
+    # exponential: E_m(0) falls to round-off, E_m(beta) flat in m; polynomial: E_m(0) falls,
+    # E_m(beta) grows 1e7x from the narrowest to the widest width
+    E_exp = np.array([[1e-3] + [1e-4] * betas, [1e-22] + [1e-4] * betas, [1e-24] + [9e-5] * betas])
+    E_pol = np.array([[1e-2] + [1e-6] * betas, [5e-3] + [1e-3] * betas, [1e-3] + [1e1] * betas])
+    assert linear_memory_check(E_exp, E_pol)
+    grown, flat = E_exp.copy(), E_pol.copy()
+    grown[:, 1:], flat[:, 1:] = E_pol[:, 1:], E_exp[:, 1:]
+    assert not linear_memory_check(grown, E_pol)  # the exponential side grows in m
+    assert not linear_memory_check(E_exp, flat)  # the polynomial side does not
+    slow = E_exp.copy()
+    slow[-1, 0] = 1e-19  # E_m(0) not at round-off
+    assert not linear_memory_check(slow, E_pol)
+    late = E_pol.copy()
+    late[:, 0] = [1e-2, 9.6e-3, 9.5e-3]  # falls, but stays above 0.9 times the narrowest's
+    assert not linear_memory_check(E_exp, late)
+
+
+def test_rescaling_check_judges_slower_and_matched_targets_only():
+    ok = {(1.0, 0.1): 1e8, (0.1, 0.1): 0.5, (0.1, 0.01): 2e6, (0.01, 0.01): 1.0}
+    assert rescaling_check(ok)
+    assert rescaling_check(ok | {(0.1, 1.0): 5e7})  # faster targets are not judged
+    assert not rescaling_check(ok | {(0.1, 0.01): 1e6})  # not above the factor
+    assert not rescaling_check(ok | {(0.1, 0.1): 1.01})  # matched but growing
+    assert rescaling_check({(1.0, 0.1): 20.0}, factor=10.0)
+    with pytest.raises(ValueError, match="growth"):
+        rescaling_check({})
+
+
+def test_fits_check_is_filter_check_on_the_fits():
+    fits = [DecayFit(0.2, 0.0, 0.9), None, DecayFit(0.01, 0.0, 0.99)]
+    tails = [1e-8, 0.5, 1e-3]
+    assert fits_check([True, False, False], fits, tails)
+    assert not fits_check([True, False, True], fits, tails)  # a kept rate below 0.05
+    assert fits_check([True, False, True], fits, tails, min_rate=0.005)
+    assert fits_check([True, False, True], fits, tails, min_rate=0.005) == filter_check(
+        [True, False, True], [0.2, np.nan, 0.01], [0.9, np.nan, 0.99], tails, min_rate=0.005
+    )
+
+
+def test_epoch_gaps_is_epochs_gap_per_activation():
+    needed = {
+        ("tanh", "exponential"): np.array([2.0, 3.0]),
+        ("tanh", "polynomial"): np.array([20.0, np.inf]),
+        ("relu", "exponential"): np.array([2.0, 2.0]),
+        ("relu", "polynomial"): np.array([2.0, 2.0]),
+    }
+    gaps = epoch_gaps(needed, budget=30, min_gap=5.0)
+    assert list(gaps) == ["tanh", "relu"]
+    assert gaps["tanh"] == epochs_gap([2, 3], [20, np.inf], budget=30, min_gap=5.0)
+    assert gaps["tanh"].ratio == pytest.approx((20 + 31) / 5) and gaps["tanh"].holds
+    assert gaps["relu"].ratio == 1.0 and not gaps["relu"].holds

@@ -8,16 +8,37 @@ import numpy as np
 import pytest
 
 from lrnn_core.core.targets import TanhRNN, exp_memory
+from lrnn_core.wang_li_li import stable_experiments
 from lrnn_core.wang_li_li.ctrnn import ctrnn_outputs, init_ctrnn
-from lrnn_core.wang_li_li.fitting import WidthResult, fit_linear_rnn, time_weighted_mse
-from lrnn_core.wang_li_li.perturbation import kernel_perturbation_error, perturbation_error
+from lrnn_core.wang_li_li.fitting import (
+    WidthResult,
+    fit_linear_rnn,
+    linear_rnn_kernel,
+    time_weighted_mse,
+)
+from lrnn_core.wang_li_li.perturbation import (
+    kernel_perturbation_error,
+    perturb,
+    perturbation_error,
+)
 from lrnn_core.wang_li_li.stable_experiments import (
+    Sizes,
+    activation_perturbation_errors,
     checkpoint_perturbation_errors,
+    epochs_per_width,
+    explorer_fits,
     filter_targets,
+    float64_tree,
+    linear_fits,
     linear_functional_data,
+    linear_functional_splits,
+    memory_kernels,
+    perturbed_kernels,
+    plain_mse,
     random_target_data,
     rescaled_fit_errors,
     target_memories,
+    widest_checkpoints,
 )
 
 
@@ -148,3 +169,102 @@ def test_rescaled_fit_errors_equal_the_fits_called_by_hand():
             for m in (2, 4)
         ]
     np.testing.assert_allclose(E[0.5, 0.5], by_hand, rtol=1e-9, atol=1e-20)  # E(0): round-off
+
+
+def test_sizes_prints_as_the_chapter_shows_it():
+    sizes = Sizes(
+        n_train=4, n_val=2, max_epochs=3, widths_nl=(2, 4), widths_perturbed=(4,),
+        activations_fig2=("tanh",), scales_fig3=(1.0,), seeds_fig3=1,
+    )  # fmt: skip
+    assert repr(sizes).startswith("Sizes(n_train=4, n_val=2, max_epochs=3, widths_nl=(2, 4)")
+    with pytest.raises(TypeError):
+        Sizes(4, 2, 3, (2,), (2,), ("tanh",), (1.0,), 1)  # keywords only
+
+
+def test_float64_tree_and_memory_kernels_in_closed_form():
+    t = np.array([0.0, 1.0, 10.0])
+    with jax.enable_x64(True):
+        tree = float64_tree({"a": np.ones(2, np.float32), "b": (np.arange(3),)})
+        kernels = memory_kernels(t, rates=(0.5, 2), powers=(1.1,))
+    assert tree["a"].dtype == jnp.float64 and tree["b"][0].dtype == jnp.float64
+    assert list(kernels) == ["exp, rate 0.5", "exp, rate 2", "power 1.1"]
+    np.testing.assert_allclose(kernels["exp, rate 2"], np.exp(-2 * t), rtol=1e-12)
+    np.testing.assert_allclose(kernels["power 1.1"], (1 + 0.1 * t) ** -1.1, rtol=1e-12)
+
+
+def test_linear_and_explorer_fits_equal_the_fit_called_by_hand():
+    t = np.linspace(0.0, 20.0, 201)
+    args = dict(key=jax.random.key(0), draws=3, perturbed="all")
+    with jax.enable_x64(True):
+        rho = (1 + 0.1 * t) ** -1.1
+        E, coef = linear_fits({"slow": rho}, t, [2], [0.0, 1e-3], **args)
+        fits, E_one = explorer_fits({"slow": rho}, t, [2], [0.0, 1e-3], **args)
+        fit = fit_linear_rnn(rho, t, 2)
+        by_hand = kernel_perturbation_error(fit, rho, t, [0.0, 1e-3], **args)
+    np.testing.assert_allclose(E["slow"], [by_hand], rtol=1e-12)
+    np.testing.assert_allclose(E_one["slow", 2], by_hand, rtol=1e-12)
+    assert coef == {"slow": [pytest.approx(np.abs(fit.C).max(), rel=1e-12)]}
+    assert list(fits) == [("slow", 2)]
+    np.testing.assert_allclose(fits["slow", 2].C, fit.C)
+
+
+def test_perturbed_kernels_are_the_sums_of_exponentials_of_the_two_models():
+    t = np.linspace(0.0, 10.0, 11)
+    key = jax.random.key(2)
+    with jax.enable_x64(True):
+        params = fit_linear_rnn(np.exp(-0.2 * t), t, 2, rate=0.1)  # exact: z^2, c = (0, 1)
+        fitted, moved = perturbed_kernels(params, t, 0.05, key=key, perturbed="all")
+        by_hand = linear_rnn_kernel(perturb(params, 0.05, key, perturbed="all"), t)
+    assert fitted.dtype == np.float64
+    np.testing.assert_allclose(fitted, np.exp(-0.2 * t), atol=1e-10)
+    np.testing.assert_allclose(moved, by_hand, rtol=1e-12)
+    assert np.abs(moved - fitted).max() > 1e-3
+
+
+def test_linear_functional_splits_use_one_part_of_the_key_each():
+    key, L = jax.random.key(5), 6
+    splits = linear_functional_splits(key, (3, 2), kernels=[exp_memory], L=L, dt=0.5)
+    for k, n, data in zip(jax.random.split(key, 2), (3, 2), splits, strict=True):
+        by_hand = linear_functional_data(k, n, kernels=[exp_memory], L=L, dt=0.5)
+        np.testing.assert_array_equal(data.x, by_hand.x)
+        np.testing.assert_array_equal(data.y, by_hand.y)
+
+
+def test_epochs_plain_mse_and_widest_checkpoints_of_hand_made_runs():
+    runs = _runs()
+    needed = epochs_per_width({"tanh": runs}, ["a", "b"])
+    assert list(needed) == [("tanh", "a"), ("tanh", "b")]
+    np.testing.assert_array_equal(needed["tanh", "a"], [3.0, 3.0])
+    np.testing.assert_array_equal(needed["tanh", "b"], [np.inf, np.inf])
+    x = jax.random.normal(jax.random.key(1), (4, 10, 1))
+    y = jax.random.normal(jax.random.key(2), (2, 4, 10, 1))
+    mse = plain_mse(runs[1:], x, y, activation="tanh")  # the widest width only
+    assert mse.shape == (2, 1)
+    p = jax.tree.map(lambda a: a[1], runs[1].params)
+    out = np.asarray(ctrnn_outputs(p, x, activation="tanh"))
+    assert mse[1, 0] == pytest.approx(np.mean((out - np.asarray(y[1])) ** 2), rel=1e-5)
+    assert mse[0, 0] != pytest.approx(mse[1, 0])  # each run against its own targets
+    with jax.enable_x64(True):
+        ckpts = widest_checkpoints(runs)
+    assert len(ckpts) == 2 and ckpts[1].raw.dtype == jnp.float64
+    np.testing.assert_allclose(ckpts[1].C, runs[-1].params.C[1], rtol=1e-7)
+
+
+def test_activation_perturbation_errors_split_the_checkpoint_errors_by_target(monkeypatch):
+    """The wrapper passes each activation's runs on and splits the (targets, widths, betas)
+    errors by target; the errors themselves are checked against the definition above."""
+    calls = []
+
+    def fake(runs, x, y, betas, *, widths, activation, key, draws, perturbed):
+        calls.append((len(runs), activation, list(widths), draws, perturbed))
+        scale = {"tanh": 1.0, "relu": 10.0}[activation]
+        return scale * np.arange(2 * len(widths) * len(betas)).reshape(2, len(widths), -1)
+
+    monkeypatch.setattr(stable_experiments, "checkpoint_perturbation_errors", fake)
+    runs = {"tanh": _runs(), "relu": _runs(widths=(2,))}
+    E = activation_perturbation_errors(runs, None, None, ["a", "b"], [0.0, 0.1], widths=[2],
+                                       key=jax.random.key(3), draws=3, perturbed="all")  # fmt: skip
+    assert calls == [(2, "tanh", [2], 3, "all"), (1, "relu", [2], 3, "all")]
+    assert list(E) == [("tanh", "a"), ("tanh", "b"), ("relu", "a"), ("relu", "b")]
+    np.testing.assert_array_equal(E["tanh", "b"], [[2.0, 3.0]])
+    np.testing.assert_array_equal(E["relu", "a"], [[0.0, 10.0]])

@@ -3,8 +3,17 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
-from lrnn_core.wang_xue.experiments import baseline_nmse, delay_product, nmse, train_stack
+from lrnn_core.wang_xue import experiments
+from lrnn_core.wang_xue.experiments import (
+    baseline_nmse,
+    delay_product,
+    nmse,
+    normalised,
+    train_grid,
+    train_stack,
+)
 
 
 def test_delay_product_and_nmse():
@@ -32,3 +41,31 @@ def test_training_beats_zero_on_a_linear_target():
         activation="identity",
     )  # fmt: skip
     assert run["nmse"] < 0.5 and run["pred"].shape == (16,)
+
+
+def test_normalised_has_unit_spread_on_the_test_inputs():
+    u_te = jax.random.normal(jax.random.PRNGKey(3), (8, 16))
+    f = normalised(lambda u: 3 * u + 1, u_te)
+    assert float(jnp.std(f(u_te))) == pytest.approx(1.0, rel=1e-5)
+    np.testing.assert_allclose(f(jnp.ones(2)), 4 / float(jnp.std(3 * u_te + 1)), rtol=1e-6)
+    with pytest.raises(ValueError, match="constant"):
+        normalised(lambda u: 0 * u, u_te)
+
+
+def test_train_grid_runs_every_target_depth_and_width_in_order(monkeypatch):
+    calls = []
+
+    def fake(target, **kw):
+        calls.append((target, kw))
+        return {"nmse": float(len(calls))}
+
+    monkeypatch.setattr(experiments, "train_stack", fake)
+    u = np.zeros((2, 4))
+    grid = train_grid(
+        {"a": "A", "b": "B"}, depths=(1, 2), widths=(4,), L=4, steps=3, seeds=(7,), u_test=u
+    )
+    assert list(grid) == [("a", 1, 4), ("a", 2, 4), ("b", 1, 4), ("b", 2, 4)]
+    assert [g["nmse"] for g in grid.values()] == [1.0, 2.0, 3.0, 4.0]
+    target, kw = calls[2]
+    assert target == "B" and kw["depth"] == 1 and kw["width"] == 4 and kw["steps"] == 3
+    assert kw["seeds"] == (7,) and kw["L"] == 4 and kw["u_long"] is None

@@ -9,6 +9,7 @@ from lrnn_core.wang_xue.tokenwise import (
     _residual,
     fit_tokenwise,
     to_stacked,
+    tokenwise_experiment,
     tokenwise_outputs,
 )
 
@@ -48,3 +49,19 @@ def test_bad_input_raises():
         fit_tokenwise(U, U, 2, rng=0)
     with pytest.raises(ValueError, match="y"):
         fit_tokenwise(U, U[:3], 2, rng=np.random.default_rng(0))
+
+
+def test_experiment_scores_fits_control_and_baselines_on_the_test_points():
+    u_test = np.random.default_rng(3).uniform(-1, 1, 50)
+    run = tokenwise_experiment(
+        lambda u: 2 * u + 1, U, u_test, (1, 2),
+        rngs={1: np.random.default_rng(4), 2: np.random.default_rng(5)},
+        restarts=1, control_rng=np.random.default_rng(6),
+    )  # fmt: skip
+    assert list(run.fits) == list(run.err) == list(run.converged) == [1, 2]
+    for w, fit in run.fits.items():
+        want = np.mean((tokenwise_outputs(fit, u_test) - (2 * u_test + 1)) ** 2)
+        assert run.err[w] == want and run.converged[w] == fit.converged
+    assert run.control.activation == "identity" and run.control.w.size == 4
+    assert run.control_err < 1e-20 and run.base["linear"] < 1e-20  # an affine f
+    assert run.base["ignores input"] == pytest.approx(np.mean((2 * u_test + 1 - 1) ** 2), rel=0.05)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TypedDict
 
 import jax
 import jax.numpy as jnp
@@ -54,6 +54,25 @@ LABELS = {
     "lax.associative_scan": "plain lax.associative_scan",
     "stream": "stream u*c (floor)",
 }
+
+
+class BenchRow(TypedDict):
+    """One row of :func:`run_benchmark`: one ``name`` timed at one ``shape``."""
+
+    shape: Shape
+    name: str
+    label: str
+    kind: str
+    dtype: str
+    time_s: float | None
+    elements_per_s: float | None
+    gb_per_s: float | None
+    peak_fraction: float | None
+    vs_numpy: float | None
+    vs_stream: float | None
+    rel_err: float | None
+    note: str
+
 
 NOTES = {"lfilter": "one lfilter call per channel", "stream": "reads and writes the same bytes"}
 
@@ -99,7 +118,7 @@ def _plain_associative(lam: jax.Array, u: jax.Array) -> jax.Array:
     return jax.lax.associative_scan(op, (a, u), axis=u.ndim - 2)[1]
 
 
-def _entries(names: Sequence[str]) -> list[tuple[str, str, Callable[..., Any] | None]]:
+def _entries(names: Sequence[str]) -> list[tuple[str, str, Callable[..., jax.Array] | None]]:
     """``(name, kind, fn)`` to time; ``fn`` is jitted, or None for the NumPy/SciPy peers."""
     table = {
         "numpy": ("peer", None),
@@ -126,7 +145,7 @@ def run_benchmark(
     seed: int = 0,
     max_peer_elements: int = MAX_PEER_ELEMENTS,
     check: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[BenchRow]:
     """Time ``methods`` (default: :func:`default_names`) at each ``(B, L, N)`` of ``shapes``.
 
     ``numpy`` and ``stream`` are always timed: they are the denominators of ``vs_numpy`` and
@@ -164,7 +183,7 @@ def _bench_shape(
     max_peer_elements: int,
     check: bool,
     peak: float | None,
-) -> list[dict[str, Any]]:
+) -> list[BenchRow]:
     """The rows of :func:`run_benchmark` for one shape."""
     lam_np, u_np = make_inputs(shape, dtype, seed)
     lam, u = jnp.asarray(lam_np), jnp.asarray(u_np)
@@ -212,7 +231,7 @@ def _bench_shape(
     return rows
 
 
-def format_table(rows: Sequence[dict[str, Any]]) -> str:
+def format_table(rows: Sequence[BenchRow]) -> str:
     """Format rows of :func:`run_benchmark` as Markdown, one table per shape and dtype (readable as
     plain text, and narrow enough for a book page). The bandwidth columns (``GB/s``, ``% peak``)
     appear only where the device's peak bandwidth is known (a GPU)."""
@@ -250,7 +269,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n\n".join(tables)
 
 
-def floor_vs_loop(rows: Sequence[dict[str, Any]]) -> dict[Shape, float]:
+def floor_vs_loop(rows: Sequence[BenchRow]) -> dict[Shape, float]:
     """Per shape of :func:`run_benchmark`'s ``rows``, the streaming floor's time over the NumPy
     loop's (shapes whose loop was skipped are left out)."""
     return {

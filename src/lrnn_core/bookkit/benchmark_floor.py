@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 import jax
 import jax.numpy as jnp
@@ -30,13 +30,24 @@ writing a fresh array and in ``u``'s (donated) buffer, NumPy's ``u * c`` into a 
 NumPy loop."""
 
 
+class BreakdownRow(TypedDict):
+    """One shape of :func:`floor_breakdown`: the 1-minute ``load`` average before it (None where
+    the OS has none), the median ``times`` (s) keyed as :data:`BREAKDOWN`, and whether XLA took
+    the ``donated`` buffer."""
+
+    shape: Shape
+    load: float | None
+    times: dict[str, float]
+    donated: bool
+
+
 def floor_breakdown(
     shapes: Sequence[Shape] | None = None,
     *,
     repeats: int | None = None,
     dtype: str = "complex64",
     seed: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[BreakdownRow]:
     """Split the gap between ``linear_scan(method="auto")`` and the streaming floor in two.
 
     Times per shape, keyed as :data:`BREAKDOWN` (medians over rounds that call each in turn): the
@@ -78,11 +89,11 @@ def floor_breakdown(
             err = relative_error(np.asarray(outs[f"{key} in place"]), np.asarray(outs[key]))
             if not err <= RTOL[dtype]:
                 raise AssertionError(f"{key} in place at {shape}: relative error {err:.3g}")
-        rows.append(dict(shape=tuple(shape), load=load, times=times, donated=donated))
+        rows.append(BreakdownRow(shape=tuple(shape), load=load, times=times, donated=donated))
     return rows
 
 
-def format_breakdown(rows: Sequence[dict[str, Any]]) -> str:
+def format_breakdown(rows: Sequence[BreakdownRow]) -> str:
     """Rows of :func:`floor_breakdown` as one Markdown table: the times and the allocation (fresh
     floor minus in-place floor), both in milliseconds; the scan's pass over the floor's pass (both
     in place); XLA's streaming pass over NumPy's; and the load average before the shape."""
@@ -101,7 +112,7 @@ def format_breakdown(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def breakdown_spreads(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+def breakdown_spreads(rows: Sequence[BreakdownRow]) -> dict[str, str]:
     """The range over the shapes of :func:`floor_breakdown`'s ``rows`` of four time ratios: the
     share of the floor's time spent allocating, ``1 - floor in place / floor``, the scan's pass
     over the stream's, XLA's stream pass over NumPy's, and ``auto`` in place over the NumPy

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TypedDict
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +24,21 @@ from lrnn_core.core.scan import METHODS, linear_scan
 from lrnn_core.core.validate import check_choice, nonnegative_int
 
 
-def grad_fn(method: str) -> Callable[..., Any]:
+class GradientRow(TypedDict):
+    """One (shape, method) of :func:`gradient_benchmark`."""
+
+    shape: Shape
+    name: str
+    label: str
+    kind: str
+    dtype: str
+    time_s: float
+    rel_err: float
+    note: str
+    vs_forward: float
+
+
+def grad_fn(method: str) -> Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array]]:
     """Jitted gradient of ``sum(Re h)`` with respect to ``lam`` and ``u``: one backward scan."""
     loss = lambda lam, u: jnp.sum(jnp.real(linear_scan(lam, u, method=method)))  # noqa: E731
     return jax.jit(jax.grad(loss, argnums=(0, 1)))
@@ -37,7 +51,7 @@ def gradient_benchmark(
     methods: Sequence[str] = ("auto", "sequential"),
     dtype: str = "complex64",
     seed: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[GradientRow]:
     """Time one ``jax.grad`` of ``sum(Re linear_scan(lam, u))`` (w.r.t. lam and u) per method.
 
     Returns one dict per (shape, method) with keys ``shape, name, label, kind, dtype, time_s``
@@ -60,14 +74,22 @@ def gradient_benchmark(
                 raise AssertionError(f"gradient of {name} at {shape}: relative error {err:.3g}")
             label = f"grad of {method_label(name)}"
             rows.append(
-                dict(shape=tuple(shape), name=name, label=label, kind="grad")
-                | dict(dtype=dtype, time_s=t, rel_err=err, note="w.r.t. lam and u")
-                | dict(vs_forward=paired_time_ratio(grad, forward, (lam, u), repeats))
+                GradientRow(
+                    shape=tuple(shape),
+                    name=name,
+                    label=label,
+                    kind="grad",
+                    dtype=dtype,
+                    time_s=t,
+                    rel_err=err,
+                    note="w.r.t. lam and u",
+                    vs_forward=paired_time_ratio(grad, forward, (lam, u), repeats),
+                )
             )
     return rows
 
 
-def format_gradient_table(rows: Sequence[dict[str, Any]]) -> str:
+def format_gradient_table(rows: Sequence[GradientRow]) -> str:
     """Rows of :func:`gradient_benchmark` as one Markdown table."""
     lines = [
         "| (B, L, N) | what | time ms | x forward (paired) | rel err |",

@@ -113,11 +113,14 @@ def make_inputs(
 
 
 def numpy_loop(lam: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """The recurrence as a NumPy loop over time, vectorized over batch and channels."""
+    """The recurrence ``h_k = lam_k h_{k-1} + u_k`` (``h_0 = 0``) as a NumPy loop over time,
+    vectorized over batch and channels: ``lam`` of shape ``(N,)``, or of ``u``'s shape
+    ``(..., L, N)`` for a different ``lam_k`` at every step."""
     out = np.empty_like(u)
     h = np.zeros(u.shape[:-2] + u.shape[-1:], u.dtype)
+    varying = lam.ndim == u.ndim
     for k in range(u.shape[-2]):
-        h = lam * h + u[..., k, :]
+        h = (lam[..., k, :] if varying else lam) * h + u[..., k, :]
         out[..., k, :] = h
     return out
 

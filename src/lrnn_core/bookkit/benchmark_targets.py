@@ -10,7 +10,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import TypedDict
 
 import jax
 import jax.numpy as jnp
@@ -34,6 +34,17 @@ TARGETS = {"auto / NumPy loop": 1.0, "auto / floor": 1.15, "gradient / forward":
 the NumPy loop, within 1.15x the streaming floor, and one ``jax.grad`` within 3x the forward."""
 
 
+class TargetRow(TypedDict):
+    """One shape of :func:`target_ratios`: the 1-minute ``load`` average before it (None where
+    the OS has none), each ratio of :data:`TARGETS` (None if not measured) and whether it is
+    ``met`` (ratio <= bound; None if not measured)."""
+
+    shape: Shape
+    load: float | None
+    ratios: dict[str, float | None]
+    met: dict[str, bool | None]
+
+
 def target_ratios(
     shapes: Sequence[Shape] | None = None,
     *,
@@ -41,7 +52,7 @@ def target_ratios(
     dtype: str = "complex64",
     seed: int = 0,
     max_peer_elements: int = MAX_PEER_ELEMENTS,
-) -> list[dict[str, Any]]:
+) -> list[TargetRow]:
     """The ratios of :data:`TARGETS` for ``method="auto"``, each a
     :func:`~lrnn_core.bookkit.benchmark_timing.paired_time_ratio`.
 
@@ -70,11 +81,11 @@ def target_ratios(
             "gradient / forward": paired_time_ratio(lambda: grad(lam, u), run_auto, (), repeats),  # noqa: B023
         }
         met = {k: None if r is None else r <= TARGETS[k] for k, r in ratios.items()}
-        rows.append(dict(shape=tuple(shape), load=load, ratios=ratios, met=met))
+        rows.append(TargetRow(shape=tuple(shape), load=load, ratios=ratios, met=met))
     return rows
 
 
-def format_targets(rows: Sequence[dict[str, Any]]) -> str:
+def format_targets(rows: Sequence[TargetRow]) -> str:
     """Rows of :func:`target_ratios` as one Markdown table, each ratio marked met or missed."""
     cell = lambda r, ok: "" if r is None else f"{r:.2f} ({'met' if ok else 'missed'})"  # noqa: E731
     heads = [f"{k} (target <= {v:g})" for k, v in TARGETS.items()]
@@ -94,7 +105,7 @@ def target_ratios_in_process(
     *,
     repeats: int | None = None,
     timeout: float = 1800.0,
-) -> list[dict[str, Any]]:
+) -> list[TargetRow]:
     """:func:`target_ratios` run in a new Python process whose environment adds ``env``.
 
     For settings read only when a process starts, such as glibc's allocator tunables
@@ -123,7 +134,7 @@ def target_ratios_in_process(
     return [r | {"shape": tuple(r["shape"])} for r in rows]
 
 
-def ratio_spreads(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+def ratio_spreads(rows: Sequence[TargetRow]) -> dict[str, str]:
     """The range over the shapes of :func:`target_ratios`'s ``rows`` of each ratio of
     :data:`TARGETS` (shapes where it was not measured are left out)."""
     return {

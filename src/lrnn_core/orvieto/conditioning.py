@@ -255,6 +255,10 @@ class ErrorGrid:
     sq_by_k: np.ndarray
     examples: np.ndarray
 
+    def at(self, N: int, r_min: float) -> tuple[int, int]:
+        """The index ``(a, b)`` of the cell ``(N, r_min)``."""
+        return self.Ns.index(N), self.r_mins.index(r_min)
+
     @property
     def mse(self) -> np.ndarray:
         """Per-pixel MSE averaged over draws, ``[N, r_min]``."""

@@ -1,6 +1,6 @@
 """Stored results of the controlled-ODE experiments of Orvieto et al. (ICML 2024, §4.2, App.
-E.3): the files of ``scripts/ode_cpu_runs.py`` and ``scripts/paper_runs.py``, read and checked,
-and the Markdown tables the chapter shows of them (test MSEs with the factor
+E.3): the files of ``scripts/ode_runs.py`` (the CPU plan, or the paper's sizes on a GPU), read
+and checked, and the Markdown tables the chapter shows of them (test MSEs with the factor
 ``min(baselines) / error`` by which each lies below the better baseline)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from lrnn_core.core.verdicts import times_below
-from lrnn_core.orvieto.ode_plans import EXPERIMENTS
+from lrnn_core.orvieto.ode_plans import EXPERIMENTS, PAPER_PLAN
 from lrnn_core.orvieto.odes import SYSTEMS
 
 __all__ = [
@@ -20,15 +20,15 @@ __all__ = [
     "comparison_table",
     "control_text",
     "load_paper_results",
+    "label",
     "load_stored_run",
-    "paper_scale_table",
     "readouts",
     "stored_table",
 ]
 
 
 class StoredRun(NamedTuple):
-    """A stored CPU run: its ``provenance``; ``rows`` keyed ``(experiment, Lambda trained)``;
+    """A stored run: its ``provenance``; ``rows`` keyed ``(experiment, Lambda trained)``;
     ``baselines`` per system ("ignores input", "linear"); ``have`` per system: every experiment
     and mode of the system is stored, with its baselines."""
 
@@ -39,7 +39,7 @@ class StoredRun(NamedTuple):
 
 
 def load_paper_results(path: str | Path) -> dict[str, Any]:
-    """Read a results file of ``scripts/paper_runs.py``: ``{"provenance": {...}, "rows": [...]}``.
+    """Read a results file of ``scripts/ode_runs.py``: ``{"provenance": {...}, "rows": [...]}``.
 
     ValueError unless the provenance names ``commit``, ``command``, ``device``, ``jax_version``,
     ``seeds`` and ``wall_s``, and every row names a ``claim``, a ``commit`` and finite numbers
@@ -63,7 +63,7 @@ def load_paper_results(path: str | Path) -> dict[str, Any]:
 
 
 def load_stored_run(path: str | Path) -> StoredRun:
-    """The stored CPU run at ``path`` (:func:`load_paper_results` checks it), or an empty run
+    """The stored run at ``path`` (:func:`load_paper_results` checks it), or an empty run
     (``have`` False for every system) if there is no file."""
     path = Path(path)
     empty = {"provenance": {}, "rows": [], "baselines": {}}
@@ -78,6 +78,19 @@ def load_stored_run(path: str | Path) -> StoredRun:
         for s in SYSTEMS
     }
     return StoredRun(stored["provenance"], rows, base, have)
+
+
+def label(run: StoredRun) -> str:
+    """What a row calls ``run``: "stored CPU run", or, for a run of the paper's plan, "stored GPU
+    run at the paper's sizes" with its device and its epochs per system beside the paper's."""
+    prov = run.provenance
+    if prov.get("plan", "cpu") == "cpu":
+        return "stored CPU run"
+    epochs = ", ".join(
+        f"{s} {prov['sizes'][s]['epochs']} of {getattr(PAPER_PLAN, s).epochs}"
+        for s in prov["sizes"]
+    )
+    return f"stored GPU run at the paper's sizes ({prov['device']}; epochs: {epochs})"
 
 
 def stored_table(run: StoredRun) -> str:
@@ -113,18 +126,6 @@ def comparison_table(run: StoredRun, paper_mse: dict[tuple[str, str, bool], floa
             f"| {s} | {r} | {'trained' if m else 'frozen'} | {p:g} | {o['best']:.3g} "
             f"({o['median']:.3g}, {o['min']:.3g}–{o['max']:.3g}) | "
             f"{times_below(o['best'], run.baselines[s]):.3g} |"
-        )
-    return "\n".join(lines)
-
-
-def paper_scale_table(rows: list[dict[str, Any]]) -> str:
-    """Markdown: claim, experiment, best, median and range of each row of a paper-scale run."""
-    lines = ["| claim | experiment | best | median | range |", "|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(
-            f"| {r['claim']} | {r['experiment']} | {r['best']:.4g} | "
-            f"{r['median']:.4g} | "
-            f"{r['min']:.4g}–{r['max']:.4g} |"
         )
     return "\n".join(lines)
 

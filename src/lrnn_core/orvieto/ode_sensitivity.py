@@ -4,6 +4,8 @@ Fig. 13 (relative output change under a tiny input perturbation, lobe changes)."
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
@@ -18,7 +20,14 @@ from lrnn_core.core.validate import (
 from lrnn_core.orvieto.ode_data import AMPLITUDE
 from lrnn_core.orvieto.odes import SYSTEMS, low_frequency_inputs, ode, solve
 
-__all__ = ["lobe_change_share", "nonlinearity", "perturbed_outputs", "relative_change"]
+__all__ = [
+    "Sensitivity",
+    "lobe_change_share",
+    "nonlinearity",
+    "perturbed_outputs",
+    "relative_change",
+    "sensitivity_run",
+]
 
 
 def lobe_change_share(y: Float[ArrayLike, "n L"], y_ref: Float[ArrayLike, "*n L"]) -> float:
@@ -86,3 +95,34 @@ def relative_change(y: Float[ArrayLike, "n L"], y2: Float[ArrayLike, "n L"]) -> 
     y, y2 = as_float64("y", y), as_float64("y2", y2)
     check_ndim("y", y, 2)
     return np.max(np.abs(y - y2), axis=1) / np.std(y)
+
+
+class Sensitivity(NamedTuple):
+    """Fig. 13: Lorenz outputs ``y`` (unscaled ``z_1``), ``y2`` under the perturbed inputs, the
+    unforced ``y_free`` (``v = 0``), and the relative changes of Lorenz and of the Lotka-Volterra
+    control (:func:`relative_change`)."""
+
+    y: np.ndarray
+    y2: np.ndarray
+    y_free: np.ndarray
+    change: np.ndarray
+    lv_change: np.ndarray
+
+
+def sensitivity_run(
+    relative: float,
+    n: int,
+    n_control: int,
+    *,
+    seed: int,
+    control_seed: int,
+    control_amplitude: float,
+) -> Sensitivity:
+    """``n`` Lorenz inputs and ``n_control`` Lotka-Volterra inputs (RMS ``control_amplitude``),
+    each perturbed by ``relative`` times an independent input (:func:`perturbed_outputs`)."""
+    y, y2 = perturbed_outputs("LZ", n, relative, seed=seed)
+    lv_y, lv_y2 = perturbed_outputs(
+        "LV", n_control, relative, seed=control_seed, amplitude=control_amplitude
+    )
+    y_free = solve(ode("LZ"), np.zeros((1, y.shape[1])))[0]
+    return Sensitivity(y, y2, y_free, relative_change(y, y2), relative_change(lv_y, lv_y2))

@@ -24,32 +24,80 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
 from lrnn_core.core.eigenvalues import ring_init
+from lrnn_core.core.lru import LRU
+from lrnn_core.core.scan import linear_scan
 from lrnn_core.core.validate import positive_int, positive_number, seed_list
-from lrnn_core.orvieto.reconstruction import train_reconstruction, vandermonde_mse
+from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
+from lrnn_core.orvieto.reconstruction import (
+    ReconstructionRun,
+    last_state,
+    train_reconstruction,
+    vandermonde_mse,
+)
 
 __all__ = [
     "HEADS",
+    "Fig4Results",
+    "Fig4Row",
     "cell_summary",
     "fig4_cell",
     "fig4_grid",
     "fig4_orderings",
+    "fixed_lru_linear_mse",
+    "last_state_gap",
+    "linear_train_vs_bound",
     "load_fig4_results",
     "mean_image_mse",
     "merge_results",
     "pca_bound",
+    "pca_projection_mse",
+    "results_file",
     "save_results",
     "vandermonde_baseline",
+    "vandermonde_examples",
 ]
 
 #: the two decoders: ``"linear"`` (``Omega z + c``) and ``"MLP"`` (one hidden ReLU layer)
 HEADS = ("linear", "MLP")
+
+
+class Fig4Row(TypedDict):
+    """One Fig. 4 cell, as :func:`fig4_cell` returns it and ``results/orvieto_fig4_*.json``
+    stores it: held-out MSE over the seeds (``best`` = ``min``, ``median``, ``max``), per seed
+    ``train_mse`` and ``test_mse``, the two ``baselines`` (``"ignores input"``, ``"linear"``)
+    and ``wall_s``; a stored row also names its ``data`` set, ``claim`` and ``commit``, a live
+    one may keep its ``run``."""
+
+    N: int
+    head: str
+    best: float
+    median: float
+    min: float
+    max: float
+    train_mse: list[float]
+    test_mse: list[float]
+    baselines: dict[str, float]
+    wall_s: float
+    data: NotRequired[str]
+    claim: NotRequired[str]
+    commit: NotRequired[str]
+    run: NotRequired[ReconstructionRun]
+
+
+class Fig4Results(TypedDict):
+    """A results file ``results/orvieto_fig4_*.json``: the run's JSON ``provenance`` (commit,
+    command, machine, seeds, hyperparameters, ...) and one :class:`Fig4Row` per cell."""
+
+    provenance: dict[str, Any]
+    rows: list[Fig4Row]
 
 
 def _images(name: str, u: ArrayLike) -> np.ndarray:
@@ -107,7 +155,7 @@ def fig4_cell(
     seeds: Sequence[int],
     baseline_seed: int,
     keep_run: bool = False,
-) -> dict[str, Any]:
+) -> Fig4Row:
     """Train one cell (all ``seeds`` at once) and return its numbers as a results-file row.
 
     ``best``, ``median``, ``min``, ``max``: held-out MSE over the seeds (best = min, the
@@ -135,7 +183,7 @@ def fig4_cell(
     )
     wall = time.perf_counter() - start
     test = run.test_mse
-    row = {
+    row: Fig4Row = {
         "N": N,
         "head": head,
         "best": float(test.min()),
@@ -153,7 +201,7 @@ def fig4_cell(
     return row | {"run": run} if keep_run else row
 
 
-def cell_summary(head: str, N: int, cell: Mapping[str, Any]) -> str:
+def cell_summary(head: str, N: int, cell: Fig4Row) -> str:
     """One line for a :func:`fig4_cell` row: held-out median, training median, baselines."""
     b = cell["baselines"]
     return (
@@ -176,7 +224,7 @@ def fig4_grid(
     seeds: Sequence[int],
     baseline_seeds: Mapping[int, int],
     report: Callable[[str], None] | None = None,
-) -> dict[tuple[str, int], dict[str, Any]]:
+) -> dict[tuple[str, int], Fig4Row]:
     """Every ``(head, N)`` cell of one data set, ``N`` by ``N``: :func:`fig4_cell` with the run
     kept, ``baseline_seeds[N]`` seeding the Vandermonde baseline; ``report`` gets each cell's
     :func:`cell_summary` as it finishes."""
@@ -232,7 +280,7 @@ def fig4_orderings(
     }
 
 
-def load_fig4_results(path: str | Path) -> dict[str, Any]:
+def load_fig4_results(path: str | Path) -> Fig4Results:
     """Read ``results/orvieto_fig4_*.json`` (written by ``scripts/reconstruction_cpu_runs.py``):
     the format of :func:`lrnn_core.orvieto.ode_results.load_paper_results`, and every row
     names its ``data``, ``N``, ``head`` and both baselines. ValueError otherwise."""
@@ -248,13 +296,13 @@ def load_fig4_results(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def save_results(path: str | Path, provenance: Mapping[str, Any], rows: list[dict]) -> None:
+def save_results(path: str | Path, provenance: Mapping[str, Any], rows: list[Fig4Row]) -> None:
     """Write ``{"provenance": ..., "rows": ...}`` to ``path`` (indented JSON)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps({"provenance": dict(provenance), "rows": rows}, indent=1))
 
 
-def merge_results(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def merge_results(parts: Sequence[Fig4Results]) -> Fig4Results:
     """Join results files of one plan run in parts (cells in separate processes or sessions).
 
     The parts must share the seeds and every hyperparameter but ``epochs`` where that is a dict
@@ -289,3 +337,85 @@ def merge_results(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "hyperparameters": provs[0]["hyperparameters"] | {"epochs": epochs},
     }
     return {"provenance": provenance, "rows": rows}
+
+
+def last_state_gap(lru: LRU, u: Float[ArrayLike, "batch L"]) -> float:
+    """``max |x_L(product) - x_L(scan)| / max |x_L(scan)|`` over a batch: eq. (4) as one
+    float32 product (:func:`~lrnn_core.orvieto.reconstruction.last_state`) against the
+    recurrence ``x_k = Lambda x_{k-1} + gamma . b u_k`` run by
+    :func:`~lrnn_core.core.scan.linear_scan` in float64."""
+    u = _images("u", u)
+    fast = np.asarray(last_state(lru, jnp.asarray(u, jnp.float32)))
+    with jax.enable_x64(True):
+        lam64 = jnp.asarray(lru.eigenvalues(), jnp.complex128)
+        b64 = jnp.exp(jnp.asarray(lru.gamma_log[...], jnp.float64)) * (
+            jnp.asarray(lru.B_re[:, 0], jnp.float64) + 1j * jnp.asarray(lru.B_im[:, 0], jnp.float64)
+        )
+        bu = jnp.asarray(u)[..., None] * b64  # (batch, L, N)
+        scanned = np.asarray(linear_scan(lam64, bu))[:, -1]
+    return float(np.abs(fast - scanned).max() / np.abs(scanned).max())
+
+
+def vandermonde_examples(
+    u: Float[ArrayLike, " L"],
+    Ns: Sequence[int],
+    *,
+    seed: int,
+    r_min: float = 0.999,
+    r_max: float = 1.0,
+) -> dict[int, Float[np.ndarray, " L"]]:
+    """``{N: Re(V_L^+ x_L)}`` of one sequence (eq. 5 at ``k = L``), ``N`` eigenvalues drawn from
+    ``T[r_min, r_max]`` with ``jax.random.key(seed + N)``."""
+    u = np.asarray(u, np.float64)
+    return {
+        N: reconstruct_from_last_state(
+            np.asarray(ring_init(jax.random.key(seed + N), N, r_min, r_max)), u
+        )
+        for N in Ns
+    }
+
+
+def linear_train_vs_bound(
+    live: Mapping[str, Mapping[tuple[str, int], Fig4Row]],
+    train: Mapping[str, Float[ArrayLike, "n L"]],
+    Ns: Sequence[int],
+) -> dict[tuple[str, int], tuple[float, float]]:
+    """``{(data, N): (median training MSE of the trained linear decoder, pca_bound)}``: the
+    bound of :func:`pca_bound` (Eckart-Young) beside what training reached, per data set."""
+    out = {}
+    for name, train_u in train.items():
+        bound = pca_bound(train_u, Ns)
+        for N in Ns:
+            out[name, N] = (float(np.median(live[name]["linear", N]["train_mse"])), bound[N])
+    return out
+
+
+def fixed_lru_linear_mse(lru: LRU, u: Float[ArrayLike, "n L"]) -> float:
+    """Training MSE of the least-squares affine decoder ``Omega [Re x_L; Im x_L] + c`` of a fixed
+    (untrained) LRU, ``x_L`` by :func:`~lrnn_core.orvieto.reconstruction.last_state` (eq. 4)."""
+    u = _images("u", u)
+    x = np.asarray(last_state(lru, jnp.asarray(u, jnp.float32)), np.complex128)
+    features = np.c_[x.real, x.imag, np.ones(len(u))]
+    coef, *_ = np.linalg.lstsq(features, u, rcond=None)
+    return float(np.mean((features @ coef - u) ** 2))
+
+
+def pca_projection_mse(u: Float[ArrayLike, "n L"], rank: int) -> float:
+    """MSE of the projection of the centred sequences onto their top ``rank`` principal
+    components (SVD): the error :func:`pca_bound` predicts for ``rank = 2N``."""
+    u = _images("u", u)
+    rank = positive_int("rank", rank)
+    centred = u - u.mean(axis=0)
+    _, _, Vt = np.linalg.svd(centred, full_matrices=False)
+    top = Vt[:rank]
+    return float(np.mean((centred @ top.T @ top - centred) ** 2))
+
+
+def results_file(name: str, start: str | Path | None = None) -> Path:
+    """``results/<name>`` of the repository that holds ``start`` (default: the working
+    directory): the first of ``start`` and its parents with a ``pyproject.toml``."""
+    here = Path.cwd() if start is None else Path(start).resolve()
+    root = next((p for p in (here, *here.parents) if (p / "pyproject.toml").exists()), None)
+    if root is None:
+        raise FileNotFoundError(f"no pyproject.toml in {here} or its parents")
+    return root / "results" / name

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
+from lrnn_core.core.vandermonde import EPS
 from lrnn_core.core.verdicts import row_status
 from lrnn_core.orvieto.sparse_experiments import (
     LOG10_SINGULAR,
@@ -47,8 +48,10 @@ __all__ = [
     "fits_log_axis",
     "flat_grid_control",
     "formed_reach",
+    "legendre_text",
     "level_text",
     "medians_line",
+    "medians_lines",
     "orderings_text",
     "range_table",
     "ranks_hold",
@@ -175,6 +178,11 @@ def medians_line(ring: str, name: str, summaries: Summaries) -> str:
     return f"{ring} {name:14s}: " + ", ".join(
         f"N={N} {s['median max error']:.0e}" for N, s in summaries.items()
     )
+
+
+def medians_lines(by_basis: Mapping[tuple[str, str], Summaries]) -> str:
+    """:func:`medians_line` of every (ring, problem) of :func:`summaries_by_basis`."""
+    return "\n".join(medians_line(ring, name, s) for (ring, name), s in by_basis.items())
 
 
 def atoms_verdicts(by_basis: Mapping[tuple[str, str], Summaries]) -> str:
@@ -399,11 +407,13 @@ def claims_text(
 
 def fig12_status(claims: Mapping[str, Fig12Claim]) -> tuple[dict[str, bool], str]:
     """Whether (i) and (ii) hold for every family under each reading, and the row's status:
-    *reproduced* under every reading, *weaker* under some, *not reproduced* under none."""
+    *reproduced* under every reading, *weaker* under some, *not reproduced* under none
+    (:func:`~lrnn_core.core.verdicts.row_status`: the claim holds under some reading, in full
+    under all)."""
+    if not claims:
+        raise ValueError("claims must hold at least one reading")
     holds = {r: all(c.increasing.values()) and all(c.below.values()) for r, c in claims.items()}
-    if all(holds.values()):
-        return holds, "reproduced"
-    return holds, "weaker" if any(holds.values()) else "not reproduced"
+    return holds, row_status(any(holds.values()), full=all(holds.values()))
 
 
 def below_control(
@@ -421,6 +431,19 @@ def below_control(
         )
         for r in readings
     }
+
+
+def legendre_text(
+    err_leg: Mapping[int, tuple[float, float]], err_hippo: Mapping[int, float]
+) -> str:
+    """Per ``N``: the error of the ring with the Legendre basis and ``cond(Gamma_L)`` (beside
+    ``1/eps``), from :func:`~lrnn_core.orvieto.sparse_experiments.legendre_ring_errors`, and
+    HiPPO's error ``err_hippo[N]`` (§3.1.3)."""
+    return "\n".join(
+        f"N={N:3d}: ring + Legendre Ψ error {e:.1e}, cond(Γ_L) {cond:.1e} "
+        f"(1/ε = {1 / EPS:.1e}); HiPPO {err_hippo[N]:.1e}"
+        for N, (e, cond) in err_leg.items()
+    )
 
 
 def fig12_row(

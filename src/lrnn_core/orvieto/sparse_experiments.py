@@ -23,6 +23,7 @@ from lrnn_core.orvieto.conditioning import ring_eigenvalues
 from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 from lrnn_core.orvieto.sparse import (
     SINGULAR_COND,
+    Sweep,
     gamma_gram_condition,
     gram_condition_candidates,
     log_level,
@@ -408,6 +409,42 @@ def hippo_vs_ring(
         rec = reconstruct_from_last_state(lam, inputs.T, real_input=True)
         ring.append(np.median(relative_errors(rec.T, inputs)))
     return np.array(hippo), np.array(ring)
+
+
+def hippo_ring_example(
+    u: Float[ArrayLike, " L"], N: int, seed: int, r_min: float
+) -> dict[str, np.ndarray]:
+    """One input of §3.1.3 and its two reconstructions with ``N`` states: HiPPO-LegS
+    ``sum_n c_n(L) g_n`` (eq. sparse-legs) and the ring's ``V_L^+ x_L`` (eq. 5, real-stacked,
+    ``lambda ~ T(r_min, 1)`` drawn with ``seed``), keyed by the labels the figure shows."""
+    u = np.asarray(u, np.float64)
+    lam = ring_eigenvalues(seed, positive_int("N", N), r_min)
+    return {
+        "input": u,
+        f"HiPPO, N={N}": legs_reconstruct(legs_states(u, N), u.shape[0]),
+        f"ring, N={N}": reconstruct_from_last_state(lam, u, real_input=True),
+    }
+
+
+def widget_reconstruction(
+    rng: np.random.Generator,
+    seed: int,
+    N: int,
+    P: int,
+    L: int,
+    *,
+    r_min: float = 0.95,
+    k_stride: int = 8,
+) -> tuple[np.ndarray, np.ndarray, Sweep]:
+    """Figs. 10-11 on one input: ``P`` random Haar wavelets and an input drawn from ``rng``
+    (:func:`random_wavelet_problem`), ``N`` eigenvalues ``T(r_min, 1)`` drawn with ``seed``;
+    returns the input, its reconstruction ``Omega_L x_L`` (eq. 7) and the sweep over every
+    ``k_stride``-th ``k`` (:func:`reconstruction_sweep`)."""
+    basis, u = random_wavelet_problem(rng, L, P)
+    lam = ring_eigenvalues(seed, N, r_min)
+    ks = np.arange(positive_int("k_stride", k_stride), L + 1, k_stride)
+    sweep = reconstruction_sweep(lam, basis, u, ks)
+    return u, reconstruct_sparse(lam, basis, u), sweep
 
 
 def legendre_ring_errors(

@@ -60,6 +60,7 @@ __all__ = [
     "probe_tail_ratios",
     "random_rnn_sample",
     "reversed_probe_errors",
+    "rnn_probe_pairs",
     "slowest_rate",
     "tanh_rnn_model",
 ]
@@ -288,6 +289,19 @@ def paired_memory(model: Model, L: int, *, window: tuple[float, float]) -> Paire
     t = np.arange(positive_int("L", L), dtype=float)
     m_h, m_i = heaviside_memory(model, L), impulse_memory(model, L)
     return PairedMemory(fit_decay(m_h, t, tail=window), fit_decay(m_i, t, tail=window), m_h, m_i)
+
+
+def rnn_probe_pairs(
+    rnns: RNNSample, L: int, *, gain: float, window: tuple[float, float]
+) -> tuple[list[PairedMemory], np.ndarray]:
+    """:func:`paired_memory` of each RNN of the sample at ``gain`` (WLL Fig. 10), and the tail
+    ratio of every RNN's impulse memory (:func:`probe_tail_ratios`, every gain), over ``L``
+    steps."""
+    chosen = [p for g, p in zip(rnns.gains, rnns.params, strict=True) if g == gain]
+    if not chosen:
+        raise ValueError(f"no RNN of the sample has the gain {gain}")
+    pairs = [paired_memory(tanh_rnn_model(p), L, window=window) for p in chosen]
+    return pairs, probe_tail_ratios([tanh_rnn_model(p) for p in rnns.params], L)
 
 
 def slowest_rate(*lrus: LRU) -> float:

@@ -27,8 +27,10 @@ baselines by the margin is "weaker"; a claim that does not hold is "not reproduc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
+import jax
 import numpy as np
 import scipy.optimize
 import scipy.special
@@ -45,14 +47,28 @@ from lrnn_core.core.validate import (
     real_number,
 )
 from lrnn_core.core.verdicts import beats, row_status
+from lrnn_core.wang_li_li.classification import (
+    ClassificationRun,
+    SequenceData,
+    evaluate,
+    initial_classifiers,
+)
 
 __all__ = [
+    "HIGHER",
     "VERDICTS",
+    "MnistStatus",
+    "MnistVerdicts",
     "class_prior_error",
+    "mean_se",
+    "mnist_status",
+    "mnist_verdicts",
     "logistic_regression_error",
     "ordering_status",
     "paired_t_critical",
     "paired_verdict",
+    "per_seed_measures",
+    "untrained_scores",
 ]
 
 #: The three outcomes of :func:`paired_verdict`.
@@ -207,3 +223,114 @@ def ordering_status(
         return False, "not reproduced"
     holds = all(v != "worse" for v in values)
     return holds, row_status(holds, full=beaten and all(v == "better" for v in values))
+
+
+#: The three measures of a trained classifier and the sign of "better": test accuracy (%),
+#: test loss, mean training loss over the run (the area under WLL Fig. 9's curve).
+HIGHER = {"acc": True, "loss": False, "area": False}
+
+
+def untrained_scores(
+    seeds: Sequence[int], N: int, test: SequenceData, *, dt: float
+) -> Float[np.ndarray, "seeds 2"]:
+    """``(test loss, test accuracy)`` of each seed's untrained starting network
+    (:func:`lrnn_core.wang_li_li.classification.initial_classifiers`, the same for the four
+    maps): the negative control of WLL Fig. 9 and Table 1."""
+    start = initial_classifiers(seeds, N)
+    return np.array(
+        [
+            evaluate(
+                jax.tree.map(lambda a, j=j: a[j], start), test, parameterisation="direct", dt=dt
+            )
+            for j in range(len(seeds))
+        ]
+    )
+
+
+def per_seed_measures(
+    runs: Mapping[str, ClassificationRun], untrained: Float[ArrayLike, "seeds 2"]
+) -> dict[str, dict[str, np.ndarray]]:
+    """The :data:`HIGHER` measures of each seed, per parameterisation and for "untrained"
+    (its loss never moves, so its test loss stands for its training loss)."""
+    untrained = np.asarray(untrained)
+    out = {
+        p: dict(acc=100 * r.test_accuracy, loss=r.test_loss, area=r.train_loss.mean(axis=1))
+        for p, r in runs.items()
+    }
+    out["untrained"] = dict(acc=100 * untrained[:, 1], loss=untrained[:, 0], area=untrained[:, 0])
+    return out
+
+
+def mean_se(values: Float[ArrayLike, " n"]) -> tuple[float, float]:
+    """Mean and standard error ``std(ddof=1) / sqrt(n)``."""
+    values = np.asarray(values, float)
+    return values.mean(), values.std(ddof=1) / np.sqrt(len(values))
+
+
+Verdict = tuple[str, float, float]
+
+
+class MnistVerdicts(NamedTuple):
+    """The :func:`paired_verdict` of each (measure, stable map) against direct, and of the
+    untrained networks against trained direct per measure (the negative control)."""
+
+    verdict: dict[tuple[str, str], Verdict]
+    control: dict[str, Verdict]
+
+    def by_measure(self, k: str) -> dict[str, str]:
+        """The verdict of each stable map for measure ``k``."""
+        return {p: v[0] for (kk, p), v in self.verdict.items() if kk == k}
+
+
+def mnist_verdicts(
+    per_seed: Mapping[str, Mapping[str, np.ndarray]], stable: Sequence[str]
+) -> MnistVerdicts:
+    """Every paired verdict against direct, Bonferroni-corrected for the
+    ``len(HIGHER) * len(stable)`` comparisons."""
+    n_tests = len(HIGHER) * len(stable)
+
+    def verdict_of(p: str, k: str) -> Verdict:
+        return paired_verdict(
+            per_seed[p][k], per_seed["direct"][k], higher_is_better=HIGHER[k], n_tests=n_tests
+        )
+
+    return MnistVerdicts(
+        {(k, p): verdict_of(p, k) for k in HIGHER for p in stable},
+        {k: verdict_of("untrained", k) for k in HIGHER},
+    )
+
+
+class MnistStatus(NamedTuple):
+    """Fig. 9 (mean training loss) and Table 1 (accuracy and loss): whether no stable map is
+    worse and the status (:func:`ordering_status`), whether the untrained control passes the
+    same check, and the rows' ``(holds, status)`` given the control."""
+
+    fig9_holds: bool
+    fig9_status: str
+    table1_holds: bool
+    table1_status: str
+    fig9_control: bool
+    table1_control: bool
+    fig9_row: tuple[bool, str]
+    table1_row: tuple[bool, str]
+
+
+def mnist_status(
+    verdicts: MnistVerdicts, *, error: float, baselines: Mapping[str, float], margin: float
+) -> MnistStatus:
+    """:class:`MnistStatus` of the verdicts, with the trained rows' ``error``, ``baselines`` and
+    ``margin``."""
+    trained = dict(error=error, baselines=baselines, margin=margin)
+    area = verdicts.by_measure("area")
+    fig9_holds, fig9_status = ordering_status(area, **trained)
+    t1 = {(k, p): v for k in ("acc", "loss") for p, v in verdicts.by_measure(k).items()}
+    table1_holds, table1_status = ordering_status(t1, **trained)
+    control = verdicts.control
+    fig9_control = ordering_status({"untrained": control["area"][0]}, **trained)[0]
+    t1_control = {k: control[k][0] for k in ("acc", "loss")}
+    table1_control = ordering_status(t1_control, **trained)[0]
+    return MnistStatus(
+        fig9_holds, fig9_status, table1_holds, table1_status, fig9_control, table1_control,
+        ordering_status(area, control_passes=fig9_control, **trained),
+        ordering_status(t1, control_passes=table1_control, **trained),
+    )  # fmt: skip

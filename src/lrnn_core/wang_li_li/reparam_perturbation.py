@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -50,6 +49,7 @@ from lrnn_core.core.validate import (
     positive_number,
 )
 from lrnn_core.wang_li_li.ctrnn import (
+    CTRNN,
     activation_function,
     check_ctrnn,
     ctrnn_outputs,
@@ -79,7 +79,8 @@ __all__ = [
     "unstable",
 ]
 
-Params = Any
+#: The parameters every function here perturbs: an Euler CTRNN.
+Params = CTRNN
 
 
 def authors_betas(perturb_range: int = 21, interval: float = 0.5) -> np.ndarray:

@@ -14,6 +14,7 @@ has no attracting fixed point under a repeated word.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import jax
@@ -35,6 +36,7 @@ __all__ = [
     "classifier_accuracy",
     "integrating_lstm",
     "repeated_word_fixed_point",
+    "repeated_word_memories",
     "repeated_word_memory",
     "repeated_word_scores",
     "synthetic_reviews",
@@ -158,6 +160,24 @@ def repeated_word_memory(
     ``A e^{-rate n}`` on the ``window`` of ``n`` (:func:`lrnn_core.core.memory.fit_decay`)."""
     memory = np.abs(np.diff(repeated_word_scores(model, word, L)))
     return memory, fit_decay(memory, np.arange(1, L), tail=window)
+
+
+def repeated_word_memories(
+    models: Mapping[int, LSTMClassifier],
+    words: Sequence[str],
+    L: int,
+    *,
+    window: tuple[float, float],
+) -> tuple[dict[tuple[int, str], np.ndarray], dict[tuple[int, str], DecayFit]]:
+    """:func:`repeated_word_memory` of every model (keyed by its seed) and word: the memories
+    and their fits, each keyed ``(seed, word)``."""
+    memory, fits = {}, {}
+    for seed, model in models.items():
+        for word in words:
+            memory[seed, word], fits[seed, word] = repeated_word_memory(
+                model, word, L, window=window
+            )
+    return memory, fits
 
 
 class FixedPoint(NamedTuple):

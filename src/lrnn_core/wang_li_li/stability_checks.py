@@ -18,12 +18,16 @@
   unchanged. The rate is read on the upper envelope of the memory's relaxed tail.
   :func:`with_marginal_mode` moves one mode onto the stability boundary (``lam = 0``): the object
   without a stability radius, whose memory need not decay.
-* :func:`filter_check`: the filtering claim of Fig. 3 on the targets the filter keeps.
+* :func:`filter_check`: the filtering claim of Fig. 3 on the targets the filter keeps
+  (:func:`fits_check` on the targets' log-linear memory fits).
+* :func:`linear_memory_check`: Fig. 1 as one verdict; :func:`rescaling_check`: the App. C
+  analogue (a fixed rescaling of the eigenvalue grid stabilises a target of its own rate and
+  fails on a slower one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import jax
@@ -32,6 +36,7 @@ import numpy as np
 from jaxtyping import ArrayLike, Float
 
 from lrnn_core.core.memory import (
+    DecayFit,
     fit_decay,
     impulse_memory,
     roundoff_floor,
@@ -55,9 +60,13 @@ __all__ = [
     "bounded_in_width",
     "contracting_memories",
     "ctrnn_memory_check",
+    "epoch_gaps",
     "epochs_gap",
     "filter_check",
+    "fits_check",
     "grows_in_width",
+    "linear_memory_check",
+    "rescaling_check",
     "with_marginal_mode",
 ]
 
@@ -130,6 +139,23 @@ def epochs_gap(
     decidable = bool((budget + 1) * e.size >= min_gap * exp_total)
     holds = bool(decidable and np.all(np.isfinite(e)) and ratio >= min_gap)
     return EpochsGap(exp_total, pol_total, ratio, min_gap, decidable, holds)
+
+
+def epoch_gaps(
+    needed: Mapping[tuple[str, str], Float[ArrayLike, " widths"]],
+    *,
+    budget: int,
+    min_gap: float = 10.0,
+) -> dict[str, EpochsGap]:
+    """:func:`epochs_gap` for each activation of ``needed`` (epochs per width keyed
+    ``(activation, target)``, targets ``"exponential"`` and ``"polynomial"``)."""
+    acts = dict.fromkeys(act for act, _ in needed)
+    return {
+        act: epochs_gap(
+            needed[act, "exponential"], needed[act, "polynomial"], budget=budget, min_gap=min_gap
+        )
+        for act in acts
+    }
 
 
 class ModelMemory(NamedTuple):
@@ -250,3 +276,45 @@ def filter_check(
         and np.all(r2[kept] > 0.75)
         and not np.any(kept & (tails > NON_DECAYING))
     )
+
+
+def fits_check(
+    kept: ArrayLike, fits: Sequence[DecayFit | None], tails: ArrayLike, *, min_rate: float = 0.05
+) -> bool:
+    """:func:`filter_check` on the log-linear memory fits of the targets (``None`` for a target
+    that was not fitted: rate and ``r2`` NaN)."""
+    rates = [f.rate if f else np.nan for f in fits]
+    r2 = [f.r2 if f else np.nan for f in fits]
+    return filter_check(kept, rates, r2, tails, min_rate=min_rate)
+
+
+def linear_memory_check(
+    exponential: Float[ArrayLike, "widths betas"], polynomial: Float[ArrayLike, "widths betas"]
+) -> bool:
+    """WLL Fig. 1 on the least-squares linear RNNs' ``E_m(beta)`` (rows: widths, column 0:
+    ``beta = 0``): ``E_m(0)`` falls with ``m`` for both targets (the polynomial one strictly, to
+    below 0.9 times the narrowest's; the exponential one to round-off, below 1e-20), the
+    exponential target's error is :func:`bounded_in_width` and the polynomial one's
+    :func:`grows_in_width`."""
+    E_exp, E_pol = _errors(exponential), _errors(polynomial)
+    return bool(
+        np.all(np.diff(E_pol[:, 0]) < 0)
+        and E_pol[-1, 0] < 0.9 * E_pol[0, 0]
+        and np.all(np.diff(E_exp[:, 0]) <= 1e-12)
+        and E_exp[-1, 0] < 1e-20
+        and bounded_in_width(E_exp)
+        and grows_in_width(E_pol)
+    )
+
+
+def rescaling_check(growth: Mapping[tuple[float, float], float], *, factor: float = 1e6) -> bool:
+    """The App. C analogue on ``growth[s, a]`` (``E_widest / E_narrowest`` at a fixed ``beta``
+    for the grid unit ``s`` and the target ``exp(-a t)``): unstable (growth above ``factor``)
+    wherever the target is slower than the grid (``a < s``) and stable (growth at most 1) where
+    the grid unit is the target's rate (``a == s``); other pairs are not judged."""
+    factor = real_number("factor", factor, low=1.0)
+    if not growth:
+        raise ValueError("growth must hold at least one (grid unit, rate) pair")
+    slower = [g > factor for (s, a), g in growth.items() if a < s]
+    matched = [g <= 1.0 for (s, a), g in growth.items() if a == s]
+    return bool(all(slower) and all(matched))

@@ -1,7 +1,11 @@
-"""The experiments of the stable-approximation chapter (Wang, Li & Li, ICLR 2024, Figs 2-3 and
-App. C): the data of the linear-functional targets, the perturbation error of trained checkpoints,
-the stability filter of Fig. 3 and the memories of its targets. The claim checks they feed are in
-:mod:`lrnn_core.wang_li_li.stability_checks`.
+"""The experiments of the stable-approximation chapter (Wang, Li & Li, ICLR 2024, Figs 1-3 and
+App. C): the chapter's sizes, the least-squares fits of Fig. 1 and of its explorer with their
+perturbation errors (Def. 3.4), the data of the linear-functional targets, the epochs and the
+perturbation error of trained checkpoints (Fig. 2), the stability filter of Fig. 3 and the
+memories of its targets. The claim checks they feed are in
+:mod:`lrnn_core.wang_li_li.stability_checks`, the printed lines and rows in
+:mod:`lrnn_core.wang_li_li.stable_report`, the figures in
+:mod:`lrnn_core.wang_li_li.stable_figures`.
 
 Every function runs in the caller's precision: the chapter calls them inside
 ``jax.enable_x64(True)`` (the polynomial targets' fits cancel far below float32).
@@ -9,9 +13,10 @@ Every function runs in the caller's precision: the chapter calls them inside
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -23,25 +28,142 @@ from lrnn_core.core.targets import (
     TanhRNN,
     exp_memory,
     linear_functional,
+    poly_memory,
     tanh_rnn_outputs,
     white_inputs,
 )
 from lrnn_core.core.validate import positive_int, positive_number, real_number
 from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs
-from lrnn_core.wang_li_li.fitting import WidthResult, fit_linear_rnn, time_weighted_mse
-from lrnn_core.wang_li_li.perturbation import kernel_perturbation_error, perturbation_error
+from lrnn_core.wang_li_li.fitting import (
+    WidthResult,
+    fit_linear_rnn,
+    linear_rnn_kernel,
+    time_weighted_mse,
+)
+from lrnn_core.wang_li_li.perturbation import (
+    kernel_perturbation_error,
+    linear_perturbation_errors,
+    perturb,
+    perturbation_error,
+)
 
 __all__ = [
     "FilterResult",
     "LFData",
+    "Sizes",
     "TargetData",
+    "activation_perturbation_errors",
     "checkpoint_perturbation_errors",
+    "epochs_per_width",
+    "explorer_fits",
     "filter_targets",
+    "float64_tree",
+    "linear_fits",
     "linear_functional_data",
+    "linear_functional_splits",
+    "memory_kernels",
+    "perturbed_kernels",
+    "plain_mse",
     "random_target_data",
     "rescaled_fit_errors",
     "target_memories",
+    "widest_checkpoints",
 ]
+
+Tree = TypeVar("Tree")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sizes:
+    """The sizes of the chapter that depend on the scale setting (WLL App. D where it gives
+    them)."""
+
+    n_train: int  # Fig 2: training sequences
+    n_val: int  # Fig 2: validation sequences, and as many test sequences
+    max_epochs: int  # Fig 2: epoch budget of each width
+    widths_nl: tuple[int, ...]  # Figs 2, 3: widths trained in sequence
+    widths_perturbed: tuple[int, ...]  # Fig 2: widths whose perturbation error is shown
+    activations_fig2: tuple[str, ...]  # Fig 2: activations trained
+    scales_fig3: tuple[float, ...]  # Fig 3: weight scales of the random targets
+    seeds_fig3: int  # Fig 3: random targets per weight scale
+
+
+def float64_tree(tree: Tree) -> Tree:
+    """Every leaf of ``tree`` as a float64 JAX array (run inside ``jax.enable_x64(True)``)."""
+    return jax.tree.map(lambda a: jnp.asarray(a, jnp.float64), tree)
+
+
+def memory_kernels(
+    t: Float[ArrayLike, " T"], *, rates: Sequence[float], powers: Sequence[float]
+) -> dict[str, np.ndarray]:
+    """The kernels ``exp(-r t)`` of each rate ``r`` and ``(1 + 0.1 t)^{-p}`` of each power ``p``
+    (WLL eq. 5's two memories, :mod:`lrnn_core.core.targets`), named ``"exp, rate r"`` and
+    ``"power p"``, in the caller's precision."""
+    out = {f"exp, rate {r:g}": np.asarray(exp_memory(t, rate=r)) for r in rates}
+    return out | {f"power {p:g}": np.asarray(poly_memory(t, power=p)) for p in powers}
+
+
+def linear_fits(
+    targets: Mapping[str, Float[ArrayLike, " T"]],
+    t: Float[ArrayLike, " T"],
+    widths: Sequence[int],
+    betas: Float[ArrayLike, " n_betas"],
+    *,
+    key: Array,
+    draws: int,
+    perturbed: str,
+) -> tuple[dict[str, np.ndarray], dict[str, list[float]]]:
+    """WLL Fig. 1: for each target kernel, ``E_m(beta)`` (len(widths), len(betas)) of the
+    least-squares linear RNNs of each width (Def. 3.4,
+    :func:`lrnn_core.wang_li_li.perturbation.linear_perturbation_errors`) and the largest
+    readout coefficient ``max_i |c_i|`` of each width's fit (eq. 10's kernel
+    ``sum_i c_i u_i e^{lam_i t}``)."""
+    errors = {
+        name: linear_perturbation_errors(
+            rho, t, widths, betas, key=key, draws=draws, perturbed=perturbed
+        )
+        for name, rho in targets.items()
+    }
+    coef = {
+        name: [float(np.abs(fit_linear_rnn(rho, t, m).C).max()) for m in widths]
+        for name, rho in targets.items()
+    }
+    return errors, coef
+
+
+def explorer_fits(
+    targets: Mapping[str, Float[ArrayLike, " T"]],
+    t: Float[ArrayLike, " T"],
+    widths: Sequence[int],
+    betas: Float[ArrayLike, " n_betas"],
+    *,
+    key: Array,
+    draws: int,
+    perturbed: str,
+) -> tuple[dict[tuple[str, int], CTRNN], dict[tuple[str, int], np.ndarray]]:
+    """The least-squares linear RNN of each width for each target kernel, keyed ``(name, m)``,
+    and its ``E_m(beta)`` over ``betas`` (WLL Def. 3.4, one
+    :func:`~lrnn_core.wang_li_li.perturbation.linear_perturbation_errors` call per fit)."""
+    fits = {(name, m): fit_linear_rnn(rho, t, m) for name, rho in targets.items() for m in widths}
+    errors = {
+        (name, m): linear_perturbation_errors(
+            targets[name], t, [m], betas, key=key, draws=draws, perturbed=perturbed
+        )[0]
+        for name, m in fits
+    }
+    return fits, errors
+
+
+def perturbed_kernels(
+    params: CTRNN, t: Float[ArrayLike, " T"], beta: float, *, key: Array, perturbed: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel ``sum_i c_i u_i e^{lam_i t}`` (WLL eq. 10) of a linear RNN and of one
+    perturbation of it at scale ``beta`` (:func:`~lrnn_core.wang_li_li.perturbation.perturb`),
+    both in float64."""
+    with jax.enable_x64(True):
+        fitted = np.asarray(linear_rnn_kernel(params, t))
+        moved = np.asarray(linear_rnn_kernel(perturb(params, beta, key, perturbed=perturbed), t))
+    return fitted, moved
 
 
 class LFData(NamedTuple):
@@ -70,6 +192,54 @@ def linear_functional_data(
     x = white_inputs(key, n, L, dt)
     y = jnp.stack([linear_functional(rho(t), x, dt) for rho in kernels])
     return LFData(x[..., None], y[..., None])
+
+
+def linear_functional_splits(
+    key: Array,
+    sizes: Sequence[int],
+    *,
+    kernels: Sequence[Callable[[ArrayLike], ArrayLike]],
+    L: int,
+    dt: float = 1.0,
+) -> list[LFData]:
+    """One :func:`linear_functional_data` set per size of ``sizes`` (training, validation,
+    test), each from its own part of ``key`` split ``len(sizes)`` ways (WLL Fig. 2)."""
+    keys = jax.random.split(key, len(sizes))
+    return [
+        linear_functional_data(k, n, kernels=kernels, L=L, dt=dt)
+        for k, n in zip(keys, sizes, strict=True)
+    ]
+
+
+def epochs_per_width(
+    runs: Mapping[str, Sequence[WidthResult]], names: Sequence[str]
+) -> dict[tuple[str, str], np.ndarray]:
+    """The epochs each width needed to reach its threshold (``inf``: not within the budget),
+    keyed ``(activation, target name)``, from the sequential-width runs of each activation (one
+    run per target, in the order of ``names``)."""
+    return {
+        (act, name): np.array([res.epochs[r] for res in per_width])
+        for act, per_width in runs.items()
+        for r, name in enumerate(names)
+    }
+
+
+def plain_mse(
+    runs: Sequence[WidthResult], x: Float[ArrayLike, "n L 1"], y: Float[ArrayLike, "runs n L 1"],
+    *, activation: str,
+) -> np.ndarray:  # fmt: skip
+    """The plain (not time-weighted) MSE ``mean((y_hat - y[r])^2)`` on ``(x, y[r])`` of each
+    width's checkpoint of each run ``r``, shape (runs, widths)."""
+    y = jnp.asarray(y)
+    out = []
+    for r in range(y.shape[0]):
+        row = []
+        for res in runs:
+            params = jax.tree.map(lambda a, r=r: a[r], res.params)
+            y_hat = ctrnn_outputs(params, x, activation=activation)
+            row.append(float(jnp.mean((y_hat - y[r]) ** 2)))
+        out.append(row)
+    return np.array(out)
 
 
 class TargetData(NamedTuple):
@@ -139,6 +309,41 @@ def checkpoint_perturbation_errors(
             for r in range(y.shape[0])
         ]
     )
+
+
+def activation_perturbation_errors(
+    runs: Mapping[str, Sequence[WidthResult]],
+    x: Float[ArrayLike, "n L 1"],
+    y: Float[ArrayLike, "runs n L 1"],
+    names: Sequence[str],
+    betas: Float[ArrayLike, " n_betas"],
+    *,
+    widths: Sequence[int],
+    key: Array,
+    draws: int,
+    perturbed: str,
+) -> dict[tuple[str, str], np.ndarray]:
+    """:func:`checkpoint_perturbation_errors` for the runs of each activation, keyed
+    ``(activation, target name)`` (the targets in the order of ``names``): WLL Fig. 2's
+    ``E_m(beta)`` (Def. 3.4), shape (len(widths), n_betas) each."""
+    out = {}
+    for act, per_width in runs.items():
+        errors = checkpoint_perturbation_errors(
+            per_width, x, y, betas, widths=widths, activation=act, key=key, draws=draws,
+            perturbed=perturbed,
+        )  # fmt: skip
+        out |= {(act, name): E for name, E in zip(names, errors, strict=True)}
+    return out
+
+
+def widest_checkpoints(runs: Sequence[WidthResult]) -> list[CTRNN]:
+    """Each run's checkpoint at the widest width (the last of ``runs``), without the run axis,
+    in float64 (run inside ``jax.enable_x64(True)``): the approximants of WLL Fig. 3."""
+    widest = runs[-1].params
+    return [
+        jax.tree.map(lambda a, i=i: jnp.asarray(a[i], jnp.float64), widest)
+        for i in range(np.shape(widest.raw)[0])
+    ]
 
 
 class FilterResult(NamedTuple):

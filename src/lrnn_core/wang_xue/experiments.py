@@ -9,13 +9,16 @@ filter), in the same units. :func:`delay_product` is the book's *off-class* targ
 ``y_k = u_{k-i} u_{k-j}``: a second-order Volterra map whose kernel is a delayed point mass, which
 sums of a few decaying exponentials match only with many of them.
 
+:func:`normalised` divides a target by its standard deviation on the test inputs;
+:func:`train_grid` runs :func:`train_stack` on every (target, depth, width) of a grid.
+
 Training (ours): :func:`lrnn_core.core.train.train`, Adam with a cosine-decaying step size from
 ``1e-2``, a fresh batch of 32 sequences of length ``L`` per step.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -35,7 +38,7 @@ from lrnn_core.core.validate import (
     seed_list,
 )
 
-__all__ = ["baseline_nmse", "delay_product", "nmse", "train_stack"]
+__all__ = ["baseline_nmse", "delay_product", "nmse", "normalised", "train_grid", "train_stack"]
 
 Target = Callable[[Array], Array]
 
@@ -129,3 +132,41 @@ def train_stack(
     if u_long is not None:
         out["nmse_long"] = float(np.median(long_scores))
     return out
+
+
+def normalised(target: Target, u_test: Float[ArrayLike, "n L"]) -> Target:
+    """``u -> target(u) / std(target(u_test))``: the target in units of its test spread."""
+    scale = float(jnp.std(target(jnp.asarray(u_test))))
+    if not scale > 0:
+        raise ValueError(f"the target is constant on u_test (std {scale})")
+    return lambda u: target(u) / scale
+
+
+def train_grid(
+    targets: Mapping[str, Target],
+    *,
+    depths: Sequence[int],
+    widths: Sequence[int],
+    L: int,
+    steps: int,
+    seeds: tuple[int, ...],
+    u_test: Float[ArrayLike, "n L"],
+    u_long: Float[ArrayLike, "n L_long"] | None = None,
+) -> dict[tuple[str, int, int], dict[str, float | np.ndarray]]:
+    """:func:`train_stack` (tanh) for every target, depth and width, keyed
+    ``(name, depth, width)`` in that order."""
+    return {
+        (name, depth, width): train_stack(
+            target,
+            depth=depth,
+            width=width,
+            L=L,
+            steps=steps,
+            seeds=seeds,
+            u_test=u_test,
+            u_long=u_long,
+        )
+        for name, target in targets.items()
+        for depth in depths
+        for width in widths
+    }

@@ -13,10 +13,15 @@ solver's convergence test met before ``max_nfev``) with the largest entry of its
 says so.
 
 Random starts (ours): ``w ~ N(0, 3^2)``, ``b ~ N(0, 1)``, ``a ~ N(0, 1 / N)``, ``c = 0``.
+
+:func:`tokenwise_experiment` is the chapter's Fig. 2 run: converged fits of several widths to
+``f`` on a training grid, their test mean squared errors, the identity-activation control and the
+two baselines of :mod:`lrnn_core.core.baselines` (the mean, the least-squares affine map).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import jax.numpy as jnp
@@ -25,6 +30,7 @@ import scipy.optimize
 from flax import nnx
 from jaxtyping import ArrayLike, Float
 
+from lrnn_core.core.baselines import causal_filter_mse, ignores_input_mse
 from lrnn_core.core.stacked import StackedSSM
 from lrnn_core.core.validate import (
     as_float64,
@@ -34,7 +40,15 @@ from lrnn_core.core.validate import (
     positive_int,
 )
 
-__all__ = ["ACTIVATIONS", "TokenFit", "fit_tokenwise", "to_stacked", "tokenwise_outputs"]
+__all__ = [
+    "ACTIVATIONS",
+    "TokenFit",
+    "TokenwiseRun",
+    "fit_tokenwise",
+    "to_stacked",
+    "tokenwise_experiment",
+    "tokenwise_outputs",
+]
 
 #: Activation and its derivative as a function of the activation's value or argument.
 ACTIVATIONS = ("tanh", "identity")
@@ -150,3 +164,54 @@ def to_stacked(fit: TokenFit) -> StackedSSM:
     model.W[...] = jnp.asarray(fit.a)[None, :]
     model.w[...] = jnp.full(1, fit.c)
     return model
+
+
+class TokenwiseRun(NamedTuple):
+    """Fig. 2: the fit per width (``fits``), its test MSE (``err``) and solver convergence
+    (``converged``); the identity-activation ``control`` fit and its ``control_err``; the
+    baselines' test MSE ``base`` (``"ignores input"``, ``"linear"``)."""
+
+    fits: dict[int, TokenFit]
+    err: dict[int, float]
+    converged: dict[int, bool]
+    control: TokenFit
+    control_err: float
+    base: dict[str, float]
+
+
+def tokenwise_experiment(
+    f: Callable[[np.ndarray], np.ndarray],
+    u_train: Float[ArrayLike, " n"],
+    u_test: Float[ArrayLike, " m"],
+    widths: Sequence[int],
+    *,
+    rngs: Mapping[int, np.random.Generator],
+    restarts: int,
+    control_rng: np.random.Generator,
+    control_width: int = 4,
+) -> TokenwiseRun:
+    """Prop. 3.1 on ``y = f(u)``: :func:`fit_tokenwise` of each width in ``widths`` (random
+    starts from ``rngs[width]``) and of the identity activation (width ``control_width``, from
+    ``control_rng``), scored by the test MSE ``mean (y_hat - f(u_test))^2``."""
+    u_train, u_test = _points("u_train", u_train), _points("u_test", u_test)
+    f_train, f_test = f(u_train), f(u_test)
+
+    def test_mse(fit: TokenFit) -> float:
+        return float(np.mean((tokenwise_outputs(fit, u_test) - f_test) ** 2))
+
+    fits = {w: fit_tokenwise(u_train, f_train, w, rng=rngs[w], restarts=restarts) for w in widths}
+    control = fit_tokenwise(u_train, f_train, control_width, rng=control_rng, activation="identity")
+    base = {
+        "ignores input": ignores_input_mse(f_train[:, None], f_test[:, None]),
+        "linear": causal_filter_mse(
+            u_train[:, None], f_train[:, None], u_test[:, None], f_test[:, None]
+        ),
+    }
+    return TokenwiseRun(
+        fits,
+        {w: test_mse(fit) for w, fit in fits.items()},
+        {w: fit.converged for w, fit in fits.items()},
+        control,
+        test_mse(control),
+        base,
+    )
