@@ -47,6 +47,8 @@ class Diagram(NamedTuple):
 
 
 #: Fig. 1: a two-layer SSM, eq. (1)-(2).
+#:
+#: :meta hide-value:
 FIG1 = Diagram(
     (
         ("input $u_k$", "io"),
@@ -60,6 +62,8 @@ FIG1 = Diagram(
     "time runs inside the blue boxes only; orange boxes act on each step alone",
 )
 #: Fig. 3: the five-layer Kolmogorov-Arnold construction of Prop. 3.6.
+#:
+#: :meta hide-value:
 FIG3 = Diagram(
     (
         ("input $u_k$", "io"),
@@ -72,6 +76,8 @@ FIG3 = Diagram(
     "the convolution kernel λ(p) does not decay: its width grows with L (Remark 3.7)",
 )
 #: Fig. 4: the Volterra-series construction of Prop. 3.9.
+#:
+#: :meta hide-value:
 FIG4 = Diagram(
     (
         ("input $u_k$", "io"),
