@@ -16,7 +16,9 @@ number of epochs (at most the plan's) whose estimated time, compilation included
 what is left; the timings and the rule go into the provenance. No test error is looked at to choose
 it. The file is rewritten after every experiment (``provenance["done"]`` lists the finished ones).
 ``--experiments`` runs a subset (e.g. one process per system side by side on one GPU); ``--merge``
-joins such parts into ``--out`` (rows and baselines; the provenance of each part is kept). The
+joins such parts into ``--out`` (rows and baselines; the provenance of each part is kept);
+``--replace rerun.json --why "..."`` puts a rerun of some systems into ``--out``, keeping the rows
+it replaces under ``provenance["superseded"]``. The
 chapter ``book/orvieto-universality/ode-flows.md`` loads the files (labelled as stored) and checks
 them, and ``tests/test_results_files.py`` checks every row.
 """
@@ -156,6 +158,38 @@ def merge(parts: list[Path], out: Path) -> None:
     print(f"merged {len(parts)} parts, {len(rows)} rows, into {out}")
 
 
+def replace(new: Path, out: Path, why: str) -> None:
+    """Rerun systems: the rows and baselines in ``out`` of every system that ``new`` (a file of
+    this script) ran are replaced by ``new``'s. The old ones move to
+    ``provenance["superseded"][system]`` with their sizes, commit and ``why``; ``new``'s
+    provenance joins ``provenance["parts"]`` and its sizes replace the system's."""
+    old, part = json.loads(out.read_text()), json.loads(new.read_text())
+    systems = set(part["baselines"])
+    prov = dict(old["provenance"])
+    first = {k: v for k, v in prov.items() if k not in ("parts", "superseded")}
+    superseded = dict(prov.get("superseded", {}))
+    for system in sorted(systems):
+        superseded[system] = {
+            "why": why,
+            "sizes": prov["sizes"][system],
+            "commit": prov["commit"],
+            "rows": [r for r in old["rows"] if EXPERIMENTS[r["experiment"]][0] == system],
+            "baselines": old["baselines"][system],
+        }
+    rows = [r for r in old["rows"] if EXPERIMENTS[r["experiment"]][0] not in systems]
+    rows = sorted(
+        rows + part["rows"], key=lambda r: (ORDER.index(r["experiment"]), r["trained_lambda"])
+    )
+    prov["sizes"] = prov["sizes"] | {s: part["provenance"]["sizes"][s] for s in systems}
+    prov["parts"] = prov.get("parts", [first]) + [part["provenance"]]
+    prov["superseded"] = superseded
+    prov["done"] = [k for k in ORDER if any(r["experiment"] == k for r in rows)]
+    result = old | {"provenance": prov, "rows": rows}
+    result["baselines"] = old["baselines"] | part["baselines"]
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"replaced {sorted(systems)} in {out} by {new}")
+
+
 def main() -> None:
     start_wall = time.perf_counter()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -167,11 +201,18 @@ def main() -> None:
     parser.add_argument("--budget-s", type=float, help="fit the epochs into this wall time")
     parser.add_argument("--commit", help="the commit of a tree without git (git archive)")
     parser.add_argument("--merge", nargs="+", type=Path, help="join these parts into --out")
+    parser.add_argument("--replace", type=Path, help="a rerun of some systems to put into --out")
+    parser.add_argument("--why", help="with --replace: why the systems were rerun")
     args = parser.parse_args()
     out = Path(args.out or ROOT / "results" / OUT[args.plan])
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.merge:
         merge(args.merge, out)
+        return
+    if args.replace:
+        if not args.why:
+            parser.error("--replace needs --why")
+        replace(args.replace, out, args.why)
         return
     plan = PLANS[args.plan]
     plan = plan._replace(seeds=tuple(args.seeds or plan.seeds), lrs=tuple(args.lrs or plan.lrs))

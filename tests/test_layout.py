@@ -16,7 +16,8 @@ SRC = ROOT / "src" / "lrnn_core"
 TESTS = ROOT / "tests"
 
 SHARED = {"core", "data", "bookkit"}  # the packages every part may import
-# The paper packages: every sub-package of the library other than the shared ones.
+# The paper packages: every sub-package of the library other than the shared ones (one per paper,
+# and ``foundations``, the foundations chapter's part, held to the same rules: core and data only).
 PAPERS = tuple(sorted({p.parent.name for p in SRC.glob("*/__init__.py")} - SHARED))
 PACKAGES = (*sorted(SHARED), *PAPERS)
 # The shape the developers' guide asks for: core (knows no paper) holds the scans, the eigenvalue
@@ -197,7 +198,8 @@ def test_each_chapter_imports_one_part_only():
     """A chapter imports the shared packages (core, data, bookkit) and at most one paper package,
     the same for every chapter of its folder: a concept two parts share belongs in core. The paper
     packages are the library's sub-packages other than the shared ones."""
-    assert set(PAPERS) == {"orvieto", "wang_li_li", "wang_xue"}, PAPERS  # the book's three
+    # the book's three papers and its foundations part
+    assert set(PAPERS) == {"foundations", "orvieto", "wang_li_li", "wang_xue"}, PAPERS
     per_folder: dict[str, set[str]] = {}
     for chapter in _toc_chapters():
         used = _chapter_packages(chapter) & set(PAPERS)
@@ -257,3 +259,71 @@ def test_every_cell_metadata_block_is_valid_yaml(chapter):
             yaml.safe_load(block)
         except yaml.YAMLError as err:
             pytest.fail(f"{chapter.name}:{line}: cell metadata is not valid YAML: {err}")
+
+
+SIZE_RECORDS = ("Sizes", "Plan")  # a callee whose name ends so builds a record of sizes
+
+
+def code_cells(text: str) -> list[tuple[int, str]]:
+    """(first line, source) of each MyST code cell; header, metadata and magic lines blanked so
+    that the source's line numbers are the file's, counted from the cell's first line."""
+    cells, lines, start = [], text.split("\n"), None
+    for i, line in enumerate(lines, 1):
+        if start is None and line.startswith("```{code-cell}"):
+            start, body, state = i, [""], "head"
+        elif start is not None and line.startswith("```"):
+            cells.append((start, "\n".join(body)))
+            start = None
+        elif start is not None:
+            if state == "head" and line == "---":
+                state = "meta"
+            elif state == "meta":
+                state = "head" if line == "---" else "meta"
+            elif not (state == "head" and line.startswith(":")):
+                state = "code"
+            code = state == "code" and not line.lstrip().startswith(("%", "!"))
+            body.append(line if code else "")
+    return cells
+
+
+def positional_size_records(source: str, first_line: int = 0) -> list[tuple[int, str]]:
+    """(line, callee) of every call of a ``...Sizes``/``...Plan`` record with positional
+    arguments: a reader must see which number is which, so these take keywords only."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name.endswith(SIZE_RECORDS):
+                found.append((first_line + node.lineno - 1, name))
+    return found
+
+
+def test_the_size_record_reader_sees_positional_calls_in_cells():
+    text = (
+        "```{code-cell} ipython3\n---\ntags: [x]\n---\n%time y = 1\n"
+        "S = ex.Sizes(1, n=2)\nP = Plan(*[a] * 3)\nok = Sizes(n=1)\nk = by_scale(ci=4)\n```\n"
+        "```{code-cell} ipython3\n:tags: [hide-input]\n\nq = WidthSizes(8)\n```\n"
+    )
+    found = [
+        (line, name) for start, src in code_cells(text)
+        for line, name in positional_size_records(src, start)
+    ]  # fmt: skip
+    assert found == [(6, "Sizes"), (7, "Plan"), (14, "WidthSizes")]
+
+
+@pytest.mark.parametrize("chapter", _toc_chapters(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_chapters_build_size_records_by_keyword(chapter):
+    bad = [
+        f"{chapter.relative_to(ROOT)}:{line}: {name}(...) with positional arguments"
+        for start, source in code_cells(chapter.read_text(encoding="utf-8"))
+        for line, name in positional_size_records(source, start)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_the_library_builds_size_records_by_keyword(module):
+    found = positional_size_records(MODULES[module].read_text())
+    bad = [f"lrnn_core.{module}:{line}: {name}(...)" for line, name in found]
+    assert not bad, "positional arguments to a size record: " + ", ".join(bad)

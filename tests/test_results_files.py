@@ -128,3 +128,43 @@ def test_stored_gpu_run_is_the_paper_plan_within_its_budget():
         assert row["min"] <= row["median"] <= row["max"] and row["best"] == row["min"]
     for system in ("PT", "LV", "LZ"):
         assert {"ignores input", "linear"} <= set(data["baselines"][system])
+
+
+def test_replace_moves_the_rerun_systems_rows_to_superseded(tmp_path):
+    """ode_runs.replace: the rerun system's rows and baselines are the new file's, the old ones
+    are kept under provenance["superseded"] with their sizes and commit, the other systems are
+    untouched and the rows keep the script's order."""
+    spec = importlib.util.spec_from_file_location("ode_runs", ROOT / "scripts" / "ode_runs.py")
+    ode_runs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ode_runs)
+
+    def rows(keys, commit, value):
+        return [{"experiment": k, "trained_lambda": m, "commit": commit, "best": value}
+                for k in keys for m in (False, True)]  # fmt: skip
+
+    old = {
+        "provenance": {"commit": "a", "sizes": {"PT": {"epochs": 1}, "LV": {"epochs": 1}}},
+        "rows": rows(["PT MLP", "LV MLP", "LV linear"], "a", 1.0),
+        "baselines": {"PT": {"linear": 1.0}, "LV": {"linear": 2.0}},
+    }
+    new = {
+        "provenance": {"commit": "b", "sizes": {"LV": {"epochs": 2}}},
+        "rows": rows(["LV linear", "LV MLP"], "b", 0.5),
+        "baselines": {"LV": {"linear": 3.0}},
+    }
+    out, part = tmp_path / "out.json", tmp_path / "part.json"
+    out.write_text(json.dumps(old))
+    part.write_text(json.dumps(new))
+    ode_runs.replace(part, out, "more epochs")
+    got = json.loads(out.read_text())
+    prov = got["provenance"]
+    assert [(r["experiment"], r["commit"]) for r in got["rows"][::2]] == [
+        ("PT MLP", "a"), ("LV MLP", "b"), ("LV linear", "b"),
+    ]  # fmt: skip
+    assert got["baselines"] == {"PT": {"linear": 1.0}, "LV": {"linear": 3.0}}
+    assert prov["sizes"] == {"PT": {"epochs": 1}, "LV": {"epochs": 2}}
+    gone = prov["superseded"]["LV"]
+    assert gone["why"] == "more epochs" and gone["commit"] == "a"
+    assert gone["sizes"] == {"epochs": 1} and gone["baselines"] == {"linear": 2.0}
+    assert {r["commit"] for r in gone["rows"]} == {"a"} and len(gone["rows"]) == 4
+    assert [p["commit"] for p in prov["parts"]] == ["a", "b"]

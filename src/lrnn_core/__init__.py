@@ -2,8 +2,9 @@
 
 Sub-packages mirror the book: ``core`` knows no paper (checks, scans, eigenvalue laws, Vandermonde
 tools and the one pseudo-inverse, memory probes, the LRU layer, the one training loop);
-``orvieto``, ``wang_li_li`` (and later ``wang_xue``) hold what one paper needs; ``data`` reads data
-sets offline; ``bookkit`` holds the scale setting, widgets, paper-vs-ours tables and the benchmark.
+``foundations`` holds the foundations chapter's reference loops and figures; ``orvieto``,
+``wang_li_li`` and ``wang_xue`` hold what one paper needs; ``data`` reads data sets offline;
+``bookkit`` holds the scale setting, widgets, paper-vs-ours tables and the benchmark.
 
 Importing it changes no global JAX setting; in particular it does not enable float64. Code that
 needs float64 in JAX runs inside ``with jax.enable_x64(True):`` (the book's one way to ask for it).

@@ -1,12 +1,14 @@
 """The verdicts of a claim row on numbers: the factor below the better baseline, the margin rule
 at and around its boundary, and the status from what holds; bad input names itself."""
 
+import inspect
 import math
 
 import numpy as np
 import pytest
 
-from lrnn_core.core.verdicts import beats, row_status, times_below
+from lrnn_core.bookkit.tables import ClaimTable
+from lrnn_core.core.verdicts import Row, beats, row_status, times_below
 
 BASE = {"ignores input": 0.1, "linear": 0.02}
 
@@ -60,3 +62,12 @@ def test_row_status_from_what_holds():
         row_status(1, True)
     with pytest.raises(TypeError, match="full must be a bool"):
         row_status(True, "yes")
+
+
+def test_row_keys_are_the_keywords_of_claim_table_add():
+    params = inspect.signature(ClaimTable.add).parameters
+    names = {n for n, p in params.items() if n != "self"}
+    required = {n for n in names if params[n].default is inspect.Parameter.empty}
+    assert set(Row.__annotations__) == names
+    assert Row.__required_keys__ == required == {"claim", "paper", "ours", "holds"}
+    assert Row.__optional_keys__ == names - required

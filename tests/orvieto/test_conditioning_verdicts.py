@@ -46,7 +46,8 @@ def test_fig2_verdict_bounds_control_and_row():
     assert v.pinv_ok and not v.control and v.holds and v.real_pinv == 5e8
     assert v.report().endswith("median ||V^+||_2 = 5.0e+08, accepted by the same check: False")
     row = v.row()
-    assert row["holds"] and row["status"] is None
+    assert row["holds"] and row["status"] is None and row["claim"] == "Orvieto Fig 2"
+    assert row["paper"].endswith("‖V⁺‖=2.8e+00 (one draw each)")
     assert "over 3 draws" in row["ours"] and "5.0e+08; the spec's bounds" in row["negative_control"]
     assert not fig2_verdict(norms, real, {0.0: _fro(), 0.999: _fro(False)}).holds
     assert fig2_verdict(norms, norms[0.999], {0.0: _fro()}).control

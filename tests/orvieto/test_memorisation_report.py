@@ -43,15 +43,22 @@ def test_fig1_table_has_the_pooled_median_min_and_max():
     assert text.endswith("over 2 test digits x 2 eigenvalue draws (scale: ci)")
 
 
-def test_row_texts_carry_the_numbers_and_verdicts():
+def test_rows_carry_the_numbers_and_verdicts():
     row = fig1_row([0.5, 0.25], 8, 10, holds=True, every_step=False, control=False)
     assert "median MSE 0.5000 → 0.2500 (8 digits × 10" in row["ours"]
     assert "128 → 512: True, at every doubling: False" in row["ours"]
     assert row["negative_control"].endswith("accepts it: False (rejected)")
-    row = prop1_row([GOOD], 16, 4, [4, 9, 12], [1e-15, 0.3, 0.5], 8, control=False)
+    assert (row["claim"], row["holds"], row["status"]) == ("Orvieto Fig 1", True, "weaker")
+    full = fig1_row([0.5, 0.25], 8, 10, holds=True, every_step=True, control=False)
+    assert full["status"] == "reproduced"
+    failed = fig1_row([0.5, 0.25], 8, 10, holds=False, every_step=True, control=False)
+    assert (failed["holds"], failed["status"]) == (False, "not reproduced")
+    row = prop1_row([GOOD], 16, 4, [4, 9, 12], [1e-15, 0.3, 0.5], 8, holds=False, control=False)
+    assert row["claim"] == "Orvieto Prop 1 / Thm 3 (numerical check)" and not row["holds"]
     assert "every k ≤ L = 16: max rel. error 2.0e-14" in row["ours"]
     assert "rel. error ≥ 0.30 for k > N" in row["ours"]
-    row = counter_row(128, 16777216.0, control=True)
+    row = counter_row(128, 16777216.0, holds=True, control=True)
+    assert row["claim"] == "Orvieto §3.1.1 time counter (check)" and row["holds"]
     assert "x at 2^24 + 1 = 16777216, stalled" in row["ours"]
     assert row["negative_control"].endswith("accepted: True (rejected)")
 

@@ -61,6 +61,25 @@ def test_provenance_mismatches_name_what_differs_from_the_plan():
     assert text.endswith("at the start of each part: [1.5, 2.0]")
 
 
+def test_superseded_report_names_the_first_run_and_the_rerun():
+    old_rows = [
+        {"experiment": "LV MLP", "trained_lambda": m, "best": b}
+        for m, b in ((False, 1), (True, 0.005))
+    ]
+    first = {"commit": "a" * 40, "sizes": {"LV": {"epochs": 100}}}
+    rerun = {"commit": "b" * 40, "sizes": {"LV": {"epochs": 200}}, "command": "python x.py"}
+    old = {"why": "fell short", "sizes": {"epochs": 100}, "commit": "a" * 40, "rows": old_rows}
+    old["baselines"] = BASE | {"dropped": 0}
+    prov = {"sizes": {"LV": {"epochs": 200}}, "parts": [first, rerun], "superseded": {"LV": old}}
+    text = rep.superseded_report(RUN._replace(provenance=prov))
+    assert text == (
+        f"LV, superseded run at 100 epochs (commit aaaaaaaaaa): MLP (Λ trained) best 0.005, "
+        f"4× below the better baseline (margin {MARGIN['LV']:.4g}); rerun at 200 epochs "
+        "(commit bbbbbbbbbb, `python x.py`): fell short"
+    )
+    assert rep.superseded_report(RUN) == ""
+
+
 def test_plan_report_prints_both_plans_per_system():
     text = rep.plan_report(CPU_PLAN, PAPER_PLAN, CI_PLAN, "ci")
     assert text.splitlines()[0] == f"PT: stored CPU run {CPU_PLAN.PT}"

@@ -164,7 +164,7 @@ def test_learned_summary_and_description():
     )
 
 
-def test_fig4_row_texts():
+def test_fig4_row_texts_verdict_and_evidence():
     S = _stored()
     hyper = {"steps": 10, "batch_size": 64, "n_train": 100, "lr": 0.01, "width": 8}
     control = {"MNIST": {"falls": False, "tenfold": False}}
@@ -172,7 +172,10 @@ def test_fig4_row_texts():
         S, {"MNIST": [64, 256]}, {"MNIST": {"falls": True}}, control, data_sets=["MNIST"],
         hyper=hyper, seeds=[0], budget=(100, [64], {"falls": True}),
         headline=(64, "stored", 0.01, {"a": 0.04}), margin=2.0, control_learned=False,
+        holds=True, full=False,
     )  # fmt: skip
+    assert (row["claim"], row["holds"], row["status"]) == ("Orvieto Fig 4", True, "weaker")
+    assert (row["error"], row["baselines"], row["margin"]) == (0.01, {"a": 0.04}, 2.0)
     assert row["ours"].startswith("stored GPU run (10 steps of 64 per cell, 100 MNIST images, ")
     assert "lr 0.01, MLP 8 wide, seeds [0]), held-out MSE: MNIST, N = [64, 256]" in row["ours"]
     assert row["ours"].endswith(
@@ -184,5 +187,7 @@ def test_fig4_row_texts():
     empty = fig4_row(
         S, {}, {}, {}, data_sets=[], hyper=hyper, seeds=[0], budget=(1, [], {}),
         headline=(64, "live", 0.01, {"a": 0.04}), margin=2.0, control_learned=False,
+        holds=False, full=True,
     )  # fmt: skip
+    assert (empty["holds"], empty["status"]) == (False, "not reproduced")
     assert "held-out MSE: no complete N-ordering stored." in empty["ours"]

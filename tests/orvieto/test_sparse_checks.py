@@ -101,26 +101,28 @@ def test_dense_text():
 
 def test_fig10_row_holds_and_fails():
     row = fig10_row(fig10_summaries(), 32, 2, 2, "control")
-    assert row.holds and row.status is None and row.negative_control == "control"
-    assert row.paper == "T(0.95,1): perfect reconstruction needs N ≈ 256"
-    assert row.ours == (
+    assert row["holds"] and row.get("status") is None and row["negative_control"] == "control"
+    assert row["paper"] == "T(0.95,1): perfect reconstruction needs N ≈ 256"
+    assert row["claim"] == "Orvieto Fig 10"
+    assert row["ours"] == (
         "median max rel. error over k: N=64 8e-02, N=128 7e-09, N=256 1e-13; smallest N ≤ "
         "1e-10: 256; N≤32 ≥ 5e-01 for k ≥ L/2; rank Γ_k ≤ min(N, 32); 2 draws × 2 inputs"
     )
     not_perfect = fig10_summaries(N256=summary(2 * PERFECT, rank=32))
-    assert not fig10_row(not_perfect, 32, 2, 2, "c").holds
+    assert not fig10_row(not_perfect, 32, 2, 2, "c")["holds"]
     no_late_failure = fig10_summaries(N16=summary(0.8, late=1e-4, rank=16))
-    assert not fig10_row(no_late_failure, 32, 2, 2, "c").holds
+    assert not fig10_row(no_late_failure, 32, 2, 2, "c")["holds"]
 
 
 def test_fig11_row():
     s11 = fig10_summaries(N64=summary(2e-13, rank=32))
     row = fig11_row(s11, fig10_summaries(), 32, "c")
-    assert row.holds
-    assert row.ours == "N=64 median max rel. error 2e-13 (vs 8e-02 under T(0.95,1))"
-    assert row.paper == "T(0.99,1): N = 64 is enough"
-    assert not fig11_row(fig10_summaries(), fig10_summaries(), 32, "c").holds  # 8e-2 > PERFECT
-    assert not fig11_row(s11, s11, 32, "c").holds  # the reference is perfect too
+    assert row["holds"]
+    assert row["ours"] == "N=64 median max rel. error 2e-13 (vs 8e-02 under T(0.95,1))"
+    assert row["paper"] == "T(0.99,1): N = 64 is enough"
+    assert row["claim"] == "Orvieto Fig 11"
+    assert not fig11_row(fig10_summaries(), fig10_summaries(), 32, "c")["holds"]  # 8e-2 > PERFECT
+    assert not fig11_row(s11, s11, 32, "c")["holds"]  # the reference is perfect too
 
 
 def sweep_set(error):
@@ -211,17 +213,19 @@ def test_fig9_row_status_rule():
     fits = reading_ranges({"log10 real": np.array([1.0, 18.0]), "log10 formed real": [1.0, 18.0]})
     levels = np.array([[0.5, np.inf], [3.0, 14.9]])
     row = fig9_row(good, fits, levels, {"corner": False}, 128, 32)
-    assert row.holds and row.status == "reproduced" and row.paper.startswith("log cond ≈ 2.5")
-    assert row.ours.startswith("real-stacked log10 cond 0.5 … 14.9 (+1 singular cells)")
-    assert "fit the paper's bar: log10 real, log10 formed real (its top" in row.ours
-    assert row.negative_control == (
+    assert (
+        row["holds"] and row["status"] == "reproduced" and row["paper"].startswith("log cond ≈ 2.5")
+    )
+    assert row["ours"].startswith("real-stacked log10 cond 0.5 … 14.9 (+1 singular cells)")
+    assert "fit the paper's bar: log10 real, log10 formed real (its top" in row["ours"]
+    assert row["negative_control"] == (
         "a flat grid (every cell the draws of cell r_min=0.9, N, P = 128, 32): ordering checks "
         "{'corner': False} (rejected)"
     )
     only_formed = reading_ranges({"log10 real": [3.0, 12.0], "log10 formed real": [1.0, 18.0]})
-    assert fig9_row(good, only_formed, levels, {}, 1, 1).status == "weaker"
+    assert fig9_row(good, only_formed, levels, {}, 1, 1)["status"] == "weaker"
     bad = fig9_row({"real": dict(N=False)}, fits, levels, {}, 1, 1)
-    assert not bad.holds and bad.status == "not reproduced"
+    assert not bad["holds"] and bad["status"] == "not reproduced"
 
 
 def test_level_text_and_fits_log_axis():
@@ -273,12 +277,12 @@ def test_fig12_claims_status_text_and_row():
     with pytest.raises(ValueError, match="claims"):
         fig12_status({})
     row = fig12_row(claims, stats, fits, {"norm real": False}, 256, 128, 8)
-    assert not row.holds and row.status == "not reproduced" and "Van. inverse" in row.paper
-    assert row.ours == (
+    assert not row["holds"] and row["status"] == "not reproduced" and "Van. inverse" in row["paper"]
+    assert row["ours"] == (
         "norm real: Van. inverse 1.0e+05, grows 1/2, below Van. 2/2; paper's axis fits: none "
         "(L = N = 128, 8 inits)"
     )
-    assert row.negative_control == (
+    assert row["negative_control"] == (
         "the non-sparse basis P = L = 256: 'below the Van. inverse' accepts it under 0 of 1 "
         "readings (rejected)"
     )

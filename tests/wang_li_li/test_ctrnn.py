@@ -1,4 +1,5 @@
-"""ctrnn: Euler CTRNN against a NumPy loop, the parameterisations against their closed forms."""
+"""ctrnn: Euler CTRNN against a NumPy loop, the parameterisations against their closed forms, the
+in-scan output MSE against ctrnn_outputs."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from lrnn_core.wang_li_li.ctrnn import (
     ctrnn_outputs,
     ctrnn_states,
     init_ctrnn,
+    output_mse,
     raw_from_weight,
     recurrent_weight,
 )
@@ -179,3 +181,27 @@ def test_activation_function_values():
     np.testing.assert_allclose(activation_function("relu")(z), [0.0, 0.0, 0.0, 0.5, 2.0])
     with pytest.raises(ValueError, match="activation"):
         activation_function("sigmoid")
+
+
+@pytest.mark.parametrize(
+    ("activation", "parameterisation"),
+    [("tanh", "direct"), ("hardtanh", "exp"), ("relu", "softplus")],
+)
+def test_output_mse_equals_ctrnn_outputs(activation, parameterisation):
+    """The in-scan MSE of output_mse is the MSE of ctrnn_outputs."""
+    lam = -jnp.linspace(0.05, 0.5, 3)
+    k = jax.random.split(jax.random.key(0), 3)
+    params = CTRNN(
+        raw=raw_from_weight(lam, parameterisation),
+        B=jax.random.normal(k[0], (3, 1)),
+        b=0.1 * jax.random.normal(k[1], (3,)),
+        C=jax.random.normal(k[2], (1, 3)),
+    )
+    u = jax.random.normal(jax.random.key(5), (4, 20, 1))
+    y = jax.random.normal(jax.random.key(6), (4, 20, 1))
+    out = ctrnn_outputs(params, u, activation=activation, parameterisation=parameterisation, dt=0.5)
+    expected = float(jnp.mean((out - y) ** 2))
+    got = float(
+        output_mse(params, u, y, activation=activation, parameterisation=parameterisation, dt=0.5)
+    )
+    assert got == pytest.approx(expected, rel=1e-5)

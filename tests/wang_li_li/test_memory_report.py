@@ -9,6 +9,7 @@ from lrnn_core.wang_li_li.memory_report import (
     authors_text,
     exponents_text,
     fig5_row,
+    fig6_row,
     fig10_evidence,
     fig10_row,
     fig10_text,
@@ -53,9 +54,9 @@ def test_exponents_and_sample_text():
 
 def test_fig11_row_and_authors_text():
     row = fig11_row(sample(), True)
-    assert row.holds and row.status is None
-    assert row.ours.startswith("2 decaying and 1 non-decaying of 4 random tanh RNNs")
-    assert row.negative_control == (
+    assert row["holds"] and row.get("status") is None
+    assert row["ours"].startswith("2 decaying and 1 non-decaying of 4 random tanh RNNs")
+    assert row["negative_control"] == (
         "the 2 RNNs with spectral radius < 1 alone: 0 non-decaying, rejected by the same check"
     )
     # the authors' ratios move RNN 3 from unclassified to non-decaying
@@ -96,11 +97,12 @@ def test_fig10_evidence_text_and_row():
     assert text[3] == "bilinear control: Heaviside non-decaying, impulse decaying"
     assert text[4] == "linear LRU: max |Heaviside - impulse| in units of that floor: 0"
     row = fig10_row(ev, sample().gains, True, ["non-decaying", "decaying"])
-    assert row.status == "weaker"  # one RNN disagrees
-    assert row.ours.endswith(
+    assert row["status"] == "weaker"  # one RNN disagrees
+    assert row["claim"] == "WLL Fig 10 (App. H)"
+    assert row["ours"].endswith(
         "class agreement 3/4 over gains (1.0, 2.0) (1 disagree, at gains [2.0])"
     )
-    assert fig10_row(ev, sample().gains, False, ["a", "b"]).status == "not reproduced"
+    assert fig10_row(ev, sample().gains, False, ["a", "b"])["status"] == "not reproduced"
 
 
 def test_word_memory_fixed_point_text_and_fig5_row():
@@ -130,11 +132,21 @@ def test_word_memory_fixed_point_text_and_fig5_row():
     )
     control = FixedPoint(z, 3.0, 1.0)
     row = fig5_row(fixed, fits, ["good"], True, full=False, imdb="absent", control=control)
-    assert row.status == "weaker" and row.holds
-    assert "not IMDB: absent; 2 LSTMs" in row.ours and "<= 0.9000 < 1" in row.ours
-    assert "polar words 0.500-0.700, 'ha' 0.100-0.200" in row.ours
-    assert "residual 3, not an attracting fixed point" in row.negative_control
+    assert row["status"] == "weaker" and row["holds"]
+    assert "not IMDB: absent; 2 LSTMs" in row["ours"] and "<= 0.9000 < 1" in row["ours"]
+    assert "polar words 0.500-0.700, 'ha' 0.100-0.200" in row["ours"]
+    assert "residual 3, not an attracting fixed point" in row["negative_control"]
     assert (
-        fig5_row(fixed, fits, ["good"], True, full=True, imdb=None, control=control).status
+        fig5_row(fixed, fits, ["good"], True, full=True, imdb=None, control=control)["status"]
         == "reproduced"
     )
+
+
+def test_fig6_row_says_why_it_was_not_run():
+    row = fig6_row("transformers is not installed", False)
+    assert (row["claim"], row["holds"]) == ("WLL Fig 6 (App. B)", False)
+    assert row["ours"] == (
+        "not run: transformers is not installed; the synthetic LSTM substitute of Fig 5 "
+        "has no BERT counterpart"
+    )
+    assert row["paper"].startswith("fine-tuned BERT on IMDB: memory decays slower")

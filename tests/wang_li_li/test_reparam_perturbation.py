@@ -1,6 +1,6 @@
 """Tests of lrnn_core.wang_li_li.reparam_perturbation on numbers: the authors' beta grid, the
 sets-of-draws maxima and running max by hand, the separation test and its exchangeability
-p-value, the in-scan output MSE against ctrnn_outputs, the chunked draws against
+p-value, the chunked draws against
 perturbation.perturbed_losses, the crossing threshold."""
 
 import math
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from lrnn_core.core.targets import linear_functional, poly_memory
-from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, raw_from_weight
+from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, output_mse, raw_from_weight
 from lrnn_core.wang_li_li.fitting import fitted_rnn, geometric_rates
 from lrnn_core.wang_li_li.perturbation import perturb, perturbed_losses
 from lrnn_core.wang_li_li.reparam_perturbation import (
@@ -21,7 +21,6 @@ from lrnn_core.wang_li_li.reparam_perturbation import (
     direct_above,
     fits_alike,
     model_draw_losses,
-    output_mse,
     separated,
     separation_p_value,
     sets_of_draws,
@@ -76,22 +75,6 @@ def test_separated_and_its_p_value():
     rng = np.random.default_rng(0)
     hits = np.mean([separated(*rng.normal(size=(2, 3))) for _ in range(20000)])
     assert hits == pytest.approx(1 / math.comb(6, 3), abs=0.01)
-
-
-@pytest.mark.parametrize(
-    ("activation", "parameterisation"),
-    [("tanh", "direct"), ("hardtanh", "exp"), ("relu", "softplus")],
-)
-def test_output_mse_equals_ctrnn_outputs(activation, parameterisation):
-    params = _model(parameterisation=parameterisation)
-    u = jax.random.normal(jax.random.key(5), (4, 20, 1))
-    y = jax.random.normal(jax.random.key(6), (4, 20, 1))
-    out = ctrnn_outputs(params, u, activation=activation, parameterisation=parameterisation, dt=0.5)
-    expected = float(jnp.mean((out - y) ** 2))
-    got = float(
-        output_mse(params, u, y, activation=activation, parameterisation=parameterisation, dt=0.5)
-    )
-    assert got == pytest.approx(expected, rel=1e-5)
 
 
 def test_perturbed_losses_equal_a_loop_over_perturb_in_any_chunks():
@@ -217,3 +200,30 @@ def test_fits_alike_within_the_relative_tolerance():
     assert fits_alike(ref, [ref * 1.04], rtol=0.05)
     with pytest.raises(ValueError, match="shape"):
         fits_alike(ref, [ref[:2]])
+
+
+def test_perturbed_losses_compile_once_per_loss_and_shapes():
+    """The loss is a static argument and the model and data traced ones: another model and other
+    data of the same shapes, or fewer draws, reuse the compiled grid, with the numbers of a
+    closure over the data."""
+    from lrnn_core.wang_li_li import perturbation
+
+    loss = perturbation.output_loss_of("tanh", "direct", 1.0)
+    assert perturbation.output_loss_of("tanh", "direct", 1.0) is loss
+    betas, key = np.array([0.0, 0.02]), jax.random.key(8)
+    u = jax.random.normal(jax.random.key(5), (4, 20, 1))
+    ys = [jax.random.normal(jax.random.key(s), (4, 20, 1)) for s in (6, 7)]
+    perturbation._loss_grid.clear_cache()
+    for seed, y in zip((0, 1), ys, strict=True):
+        params = _model(seed=seed)
+        for draws in (6, 4):
+            got = perturbed_losses(
+                loss, params, betas, key=key, draws=draws, perturbed="all", chunk=3, data=(u, y)
+            )
+            want = perturbed_losses(
+                lambda q, y=y: output_mse(q, u, y, activation="tanh", parameterisation="direct"),
+                params, betas, key=key, draws=draws, perturbed="all", chunk=3,
+            )  # fmt: skip
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+    # one program for `loss`, and one per closure (4 calls)
+    assert perturbation._loss_grid._cache_size() == 1 + 4

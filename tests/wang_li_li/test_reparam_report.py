@@ -45,6 +45,7 @@ def test_fig4_report_and_row():
     assert "chance under no difference 1e-09 per beta" in text  # 1 / C(40, 10)
     assert text.endswith("passes the check: False")
     row = report.fig4_row(_fig4(), [2, 32], BETAS, 10)
+    assert row["claim"] == "WLL Fig 4"
     assert row["holds"] and "direct up to 4, exp ≤ 4, softplus ≤ 4, inverse ≤ 1.8" in row["ours"]
     assert "direct/stable ≥ 40)" in row["ours"]
     assert "direct sets 1-5 against direct sets 6-10" in row["negative_control"]
@@ -143,3 +144,4 @@ def test_mnist_reports_and_rows():
     assert "softplus 1.1000 / 71.00 ± 1.00 %" in table1["ours"]
     assert table1["paper"] == "test loss / accuracy: softplus 0.89 / 71.36 %, direct 0.92 / 68.47 %"
     assert table1["negative_control"].endswith("(test accuracy and loss): passes: False")
+    assert (fig9["claim"], table1["claim"]) == ("WLL Fig 9 (App. E)", "WLL Table 1 (App. E)")

@@ -2,9 +2,9 @@
 number lands in its place with its format, and each verdict passed in is the one reported."""
 
 import numpy as np
-import pytest
 
 from lrnn_core.core.memory import DecayFit
+from lrnn_core.core.verdicts import Row
 from lrnn_core.wang_li_li import stable_report as report
 from lrnn_core.wang_li_li.ctrnn import CTRNN
 from lrnn_core.wang_li_li.fitting import WidthResult
@@ -36,12 +36,12 @@ def test_linear_fit_lines_and_fig1_row():
         "polynomial   E_m(1e-3)    : 1.0e-06 4.0e+03",
     ]
     row = report.fig1_row(E["exponential"], E["polynomial"], [2, 32], 10, True, False)
-    assert row.holds and row.status is None
-    assert row.ours == (
+    assert row["holds"] and row.get("status") is None
+    assert row["ours"] == (
         "exp: E_32(0) = 1e-21, max_m E_m(1e-3) = 3.0e-04; pol: E_m(1e-3) 1e-06 (m=2) → "
         "4e+03 (m=32) (least squares, 10 draws per β)"
     )
-    assert "returns False (rejected)" in row.negative_control
+    assert "returns False (rejected)" in row["negative_control"]
 
 
 def test_fig2_lines_and_row():
@@ -82,13 +82,13 @@ def test_fig2_lines_and_row():
         "it does not grow at any beta: False"
     )
     row = report.fig2_row(needed, gaps, growth, control, (8, 16), 20, False, "not reproduced")
-    assert row.ours == (
+    assert row["ours"] == (
         "epochs per width (8, 16): tanh exp 2/3; tanh pol 5/inf (budget 20); gap pol/exp "
         "tanh 5.2 (undecidable at this budget), needs >= 10; max over beta of E_16/E_8: "
         "tanh exp 0.8, tanh pol 30"
     )
-    assert not row.holds and row.status == "not reproduced"
-    assert row.negative_control.endswith("epoch gap 1 < 10, rejected by the same gap check")
+    assert not row["holds"] and row["status"] == "not reproduced"
+    assert row["negative_control"].endswith("epoch gap 1 < 10, rejected by the same gap check")
 
 
 def test_fig3_lines_and_row():
@@ -127,13 +127,13 @@ def test_fig3_lines_and_row():
     assert report.contracting_line(checks[:1], checks).startswith("1 of 2 checkpoints")
     row = report.fig3_row(checks[:1], checks, f, fits, [1e-8, 1e-7, 0.5], control, (8, 16), 20,
                           True, False, True, "weaker")  # fmt: skip
-    assert row.ours.startswith(
+    assert row["ours"].startswith(
         "model side (asserted): the memory of every contracting widest checkpoint (1 of 2) "
         "decays at >= 0.9 x its predicted rate (0.400-0.400); filter: 1/3 kept (tail rates "
         "0.25-0.25), 0 non-decaying kept; rejected by approximation only 1"
     )
-    assert row.ours.endswith("stability binds False: the filter does not test the claim here")
-    assert row.status == "weaker" and "tail ratio 0.5," in row.negative_control
+    assert row["ours"].endswith("stability binds False: the filter does not test the claim here")
+    assert row["status"] == "weaker" and "tail ratio 0.5," in row["negative_control"]
 
 
 def test_app_c_thm39_and_fig12_rows():
@@ -144,19 +144,19 @@ def test_app_c_thm39_and_fig12_rows():
         "s=0.1   target rate 0.1  : E_m(1e-3) for m=[2, 32]: 3.0e-04 1.0e-04",
     ]
     row = report.app_c_row({(0.1, 0.1): 0.5, (0.1, 0.01): 2e7}, 3.0, [2, 32], True)
-    assert row.ours.endswith("on exp(-0.1t) 5.0e-01, on exp(-0.01t) 2.0e+07")
-    assert row.negative_control.startswith("a faster target exp(-t) at s = 0.1: growth 3.0e+00")
+    assert row["ours"].endswith("on exp(-0.1t) 5.0e-01, on exp(-0.01t) 2.0e+07")
+    assert row["negative_control"].startswith("a faster target exp(-t) at s = 0.1: growth 3.0e+00")
     row = report.thm39_row(True, False, "weaker", True, "weaker")
-    assert row.ours.endswith(
+    assert row["ours"].endswith(
         "Fig 1 (linear case) holds, Fig 2 does not hold as stated, Fig 3 weaker"
     )
-    assert row.holds and row.status == "weaker"
-    assert not report.fig12_row(False).holds
-    assert report.fig12_row(False).ours.startswith("not reproduced")
+    assert row["holds"] and row["status"] == "weaker"
+    assert not report.fig12_row(False)["holds"]
+    assert report.fig12_row(False)["ours"].startswith("not reproduced")
 
 
 def test_rows_are_the_keywords_of_a_claim_table_row():
     row = report.fig12_row(False)
-    assert set(row._asdict()) == {"paper", "ours", "holds", "status", "negative_control"}
-    with pytest.raises(TypeError):
-        report.Row("paper")  # ours and holds are required
+    assert set(row) == {"claim", "paper", "ours", "holds"}  # no status: from holds
+    assert row["claim"] == "WLL Fig 12 (App. I.2)"
+    assert set(row) <= Row.__required_keys__ | Row.__optional_keys__

@@ -56,16 +56,19 @@ def test_fig5_accepts_exponentials_at_their_rate_and_rejects_the_power_law():
     assert got.summary_text().startswith("fitted / theory rate: stacks 1.00–1.00, RNNs 1.00–1.00")
     row, thm = got.row(), got.thm_row()
     assert (
-        row.holds and "1 RNNs 1.00–1.00" in row.ours and "< 0.5, rejected" in row.negative_control
+        row["holds"]
+        and "1 RNNs 1.00–1.00" in row["ours"]
+        and "< 0.5, rejected" in row["negative_control"]
     )
-    assert thm.holds and "max m_k / bound_k = 0.500" in thm.ours
+    assert thm["holds"] and "max m_k / bound_k = 0.500" in thm["ours"]
+    assert (row["claim"], thm["claim"]) == ("Wang-Xue Fig 5", "Wang-Xue Thm 3.13 (check)")
     assert "max over 2 stacks of max_k m_k / bound_k: 0.500" in got.thm_text()
 
 
 def test_fig5_fails_a_stack_above_its_bound_or_slower_than_half_its_rate():
     slow = _stack(0.9)._replace(slow=-3 * np.log(0.9), bound=0.5 * 0.9**K)
     got = fig5_checks([slow], [RNNMemory(0.7**K, -np.log(0.7))], power_law_memory(K))
-    assert not got.holds and not got.row().holds
+    assert not got.holds and not got.row()["holds"]
     assert got.stacks[0][1] == pytest.approx(1 / 3, rel=1e-6)
     assert not got.thm_holds and got.bounds[0].ratio == pytest.approx(2.0)
 
@@ -83,7 +86,7 @@ def test_fig6_reads_the_tail_rate_and_rejects_the_power_law():
         == f"steps to 1e-6 of the peak: S4-style layer {got.steps}, naive stacks 20–20"
     )
     assert got.fit_text().startswith(f"S4 (N = 4): tail rate {rate:.5f} (R² 1.00000)")
-    assert got.row().holds and "N=4, Δt=0.02" in got.row().ours
+    assert got.row()["holds"] and "N=4, Δt=0.02" in got.row()["ours"]
 
 
 def _probe(a, gap, dt, t, offset):
@@ -107,7 +110,7 @@ def test_appa_accepts_within_dt_rejects_one_layer_and_a_probe_off_by_2dt():
     )
     assert got.limit_text() == f"b - a = 1e-3: largest gap to t e^(-at) {got.limit_gap:.2e}"
     off = appa_checks([_probe(a, 1.0, dt, t, 2 * dt)], a, dt, np.exp(-a * t))
-    assert not off.within_dt and not off.holds and not off.row().holds
+    assert not off.within_dt and not off.holds and not off.row()["holds"]
 
 
 def _table1(rnn_r=0.8, ssm_r=0.9, tcn=(1.0, 1.0, 1.0, 1.0)):
@@ -132,7 +135,8 @@ def test_table1_reads_each_pattern_and_rejects_its_controls():
         "TCN          | low rank                       | finite support: zero after 4 steps "
         "(max beyond: 0e+00)"
     )
-    assert got.row().status == "weaker" and "RNN: exponential: 1.00 ×" in got.row().ours
+    assert got.row()["status"] == "weaker" and "RNN: exponential: 1.00 ×" in got.row()["ours"]
+    assert got.row()["claim"] == "Wang-Xue Table 1"
 
 
 def test_table1_fails_when_the_tcn_leaks_past_its_receptive_field():

@@ -46,19 +46,23 @@ def _run(err: dict, converged: dict, control_err: float = 0.2) -> TokenwiseRun:
 def test_fig1_nonlinear_rule_and_row():
     assert nonlinear(0.02) and not nonlinear(0.01) and not nonlinear(1e-16)
     row = fig1_row(0.237, 5.8e-16)
-    assert row.holds and "gap 0.24 > 0.01" in row.ours and "gap 6e-16" in row.negative_control
-    assert not fig1_row(1e-3, 1e-16).holds
+    assert (
+        row["holds"] and "gap 0.24 > 0.01" in row["ours"] and "gap 6e-16" in row["negative_control"]
+    )
+    assert not fig1_row(1e-3, 1e-16)["holds"]
+    assert row["claim"] == "Wang-Xue Fig 1"
 
 
 def test_fig2_judges_the_best_converged_fit():
     run = _run({1: 1e-2, 2: 1e-5, 4: 1e-9}, {1: True, 2: True, 4: False})
     row = fig2_row(run, 1000.0)
-    assert row.error == 1e-5 and row.holds  # 1e-5 x 1000 <= 0.2; the unconverged 1e-9 ignored
-    assert row.baselines == BASE and row.margin == 1000.0
-    assert "N=1: 1e-02, N=2: 1e-05, N=4: 1e-09" in row.ours
-    assert "test MSE 0.200" in row.negative_control and "×1000" in row.negative_control
-    assert not fig2_row(run, 1e5).holds
-    assert not fig2_row(_run({1: 0.0}, {1: False}), 10.0).holds
+    assert row["error"] == 1e-5 and row["holds"]  # 1e-5 x 1000 <= 0.2; the unconverged 1e-9 ignored
+    assert row["baselines"] == BASE and row["margin"] == 1000.0
+    assert row["claim"] == "Wang-Xue Fig 2"
+    assert "N=1: 1e-02, N=2: 1e-05, N=4: 1e-09" in row["ours"]
+    assert "test MSE 0.200" in row["negative_control"] and "×1000" in row["negative_control"]
+    assert not fig2_row(run, 1e5)["holds"]
+    assert not fig2_row(_run({1: 0.0}, {1: False}), 10.0)["holds"]
     assert fig2_line(run) == "best converged fit: MSE 1.0e-05; converged widths [1, 2]"
     lines = tokenwise_lines(run).splitlines()
     assert lines[0] == "width 1: test MSE 1.00e-02 (converged: True, gradient 1e-09)"
@@ -77,9 +81,9 @@ def test_prop32_slow_convergence_and_row():
         "N=16: exp 1.0e-03, t·exp 1.0e-01, poly 2.0e-01; poly N=1 → N=32: 0.90 → 0.100"
     )
     row = prop32_row(errors, widths, (True, 1e-9), (False, 0.03))
-    assert row.holds and "exp 1e-03, t·exp 1e-01, poly 2e-01 (poly N=32: 1e-01)" in row.ours
-    assert "(error 3e-02 > 1e-6)" in row.negative_control
-    assert not prop32_row(errors, widths, (False, 1e-3), (False, 0.03)).holds
+    assert row["holds"] and "exp 1e-03, t·exp 1e-01, poly 2e-01 (poly N=32: 1e-01)" in row["ours"]
+    assert "(error 3e-02 > 1e-6)" in row["negative_control"]
+    assert not prop32_row(errors, widths, (False, 1e-3), (False, 0.03))["holds"]
     assert kernel_fit_lines({"exp": e_exp}) == (
         "exp            sup error / sup |rho|: 5.0e-01 1.0e-03 1.0e-09"
     )
@@ -102,8 +106,10 @@ def test_fig3_modes_grow_with_L():
         "two-exponential kernel: 2 modes"
     )
     row = fig3_row(fixed, free)
-    assert row.holds and "error ≥ 2e-02" in row.ours and "L=4: 2, L=6: 3" in row.ours
-    assert row.negative_control.startswith("a two-exponential kernel needs 2, 2 modes at L = 4, 6")
+    assert row["holds"] and "error ≥ 2e-02" in row["ours"] and "L=4: 2, L=6: 3" in row["ours"]
+    assert row["negative_control"].startswith(
+        "a two-exponential kernel needs 2, 2 modes at L = 4, 6"
+    )
 
 
 def _grid():
@@ -126,11 +132,11 @@ def test_fig4_grid_checks_and_row():
     base = {"a": {"ignores input": 1.0, "linear": 0.5}, "b": {"ignores input": 1.0, "linear": 0.6}}
     control = {"a": 0.5, "b": 0.6}
     row = fig4_row(grid, control, base, 5.0, ranks_ok=True, long=4)
-    assert row.holds and row.error == 0.1 and row.baselines == base["b"]  # b: 6x, a: 25x
-    assert "best NMSE a 0.020, b 0.100; NMSE at 4L ≤ 1.50 × NMSE at L; error: b" in row.ours
-    assert "NMSE a 0.50, b 0.60, not ×5 below" in row.negative_control
-    assert not fig4_row(grid, control, base, 10.0, ranks_ok=True, long=4).holds
-    assert not fig4_row(grid, control, base, 5.0, ranks_ok=False, long=4).holds
+    assert row["holds"] and row["error"] == 0.1 and row["baselines"] == base["b"]  # b: 6x, a: 25x
+    assert "best NMSE a 0.020, b 0.100; NMSE at 4L ≤ 1.50 × NMSE at L; error: b" in row["ours"]
+    assert "NMSE a 0.50, b 0.60, not ×5 below" in row["negative_control"]
+    assert not fig4_row(grid, control, base, 10.0, ranks_ok=True, long=4)["holds"]
+    assert not fig4_row(grid, control, base, 5.0, ranks_ok=False, long=4)["holds"]
     assert fig4_lines({"a": 0.02}, control, base).startswith(
         "a: best NMSE 0.020; identity activation 0.500; baselines ignores input 1.000, linear"
     )

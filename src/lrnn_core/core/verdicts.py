@@ -7,16 +7,38 @@ baselines, whether it beats them by the margin its chapter fixed, and the row's 
 * :func:`beats`: the margin rule of every trained row, ``e * margin <= min_b e_b``.
 * :func:`row_status`: ``"reproduced"`` when the checked claim holds and is the paper's full claim,
   ``"weaker"`` when it holds only in a weaker form, ``"not reproduced"`` when it fails.
+* :class:`Row`: the keyword arguments of a paper-versus-ours row, as every chapter adds it.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import TypedDict
 
 from lrnn_core.core.validate import check_flag, real_number
 
-__all__ = ["beats", "row_status", "times_below"]
+__all__ = ["Row", "beats", "row_status", "times_below"]
+
+
+class _RowRequired(TypedDict):
+    """The keys every row states: its claim id, the paper's value, ours, whether it holds (a base
+    class, as Python 3.11 does not see ``Required`` under postponed annotations)."""
+
+    claim: str
+    paper: str
+    ours: str
+    holds: bool
+
+
+class Row(_RowRequired, total=False):
+    """The keyword arguments of a paper-versus-ours row (``ClaimTable.add(**row)``)."""
+
+    status: str | None
+    error: float | None
+    baselines: Mapping[str, float] | None
+    margin: float | None
+    negative_control: str | None
 
 
 def _best(baselines: Mapping[str, float]) -> float:

@@ -35,6 +35,7 @@ from lrnn_core.orvieto.memorisation import (
 __all__ = [
     "CounterStates",
     "DigitReader",
+    "Sizes",
     "counts_steps",
     "counter_states",
     "fig1_draws",
@@ -47,6 +48,19 @@ __all__ = [
     "three_channels",
     "unrolled_gaps",
 ]
+
+
+class Sizes(NamedTuple):
+    """The sizes of the memorisation chapter's checks at one scale (Prop. 1, Fig. 1, App. C)."""
+
+    prop_L: int  # Prop. 1 check: sequence length L (paper: MNIST, 784)
+    identity_stride: int  # Prop. 1: V_k^+ V_k = I_k checked at every identity_stride-th k
+    fig1_digits: int  # Fig. 1 statistics: MNIST test digits
+    fig1_seeds: int  # Fig. 1 statistics: eigenvalue draws
+    channels_L: int  # App. C: length L of the three channels
+    widget_Ns: tuple[int, ...]  # the explorer's state sizes N
+    widget_r_mins: tuple[float, ...]  # the explorer's inner ring radii r_min
+    widget_r_maxs: tuple[float, ...]  # the explorer's outer ring radii r_max
 
 
 def float64_states(

@@ -1,20 +1,19 @@
 # ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
-"""The memorisation chapter's claim checks, printed lines and claim-table texts (Orvieto et al.,
+"""The memorisation chapter's claim checks, printed lines and claim-table rows (Orvieto et al.,
 ICML 2024: Prop. 1 with eq. 5, the time counter of §3.1.1, Fig. 1)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TypedDict
 
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
+from lrnn_core.core.verdicts import Row, row_status
 from lrnn_core.orvieto.memorisation import PrefixCheck
 from lrnn_core.orvieto.memorisation_experiments import CounterStates, pooled_median
 
 __all__ = [
-    "RowText",
     "channels_line",
     "counter_line",
     "counter_row",
@@ -26,14 +25,6 @@ __all__ = [
     "prop1_lines",
     "prop1_row",
 ]
-
-
-class RowText(TypedDict):
-    """The texts of one claim-table row."""
-
-    paper: str
-    ours: str
-    negative_control: str
 
 
 def prefix_checks_hold(checks: Sequence[PrefixCheck], tol: float = 1e-8) -> bool:
@@ -82,9 +73,11 @@ def fig1_row(
     holds: bool,
     every_step: bool,
     control: bool,
-) -> RowText:
-    """The Fig. 1 row: median MSE per ``N`` and the verdicts of the falls-with-``N`` check."""
-    return RowText(
+) -> Row:
+    """The Fig. 1 row: median MSE per ``N`` and the verdicts of the falls-with-``N`` check;
+    ``holds``: the significant drop, the full claim when it falls at ``every_step``."""
+    return Row(
+        claim="Orvieto Fig 1",
         paper='qualitative: reconstructions "more and more faithful" as N = 128 → 256 → '
         "512 (MLP on top; method, r_min, seed not given)",
         ours="linear Re(V_L^+ x_L), ring [0.999, 1]: median MSE "
@@ -93,6 +86,8 @@ def fig1_row(
         f"128 → 512: {holds}, at every doubling: {every_step}",
         negative_control="one eigenvalue per draw repeated N times (no new node): "
         f"'falls with N' accepts it: {control} (rejected)",
+        holds=holds,
+        status=row_status(holds, full=every_step),
     )
 
 
@@ -104,14 +99,16 @@ def prop1_row(
     few_err: Sequence[float],
     N_few: int,
     *,
+    holds: bool,
     control: bool,
-) -> RowText:
+) -> Row:
     """The Prop. 1 row: worst error and identity residual over the checks with ``N >= L``, and
-    the smallest error beyond ``k = N`` with ``N = N_few < L`` nodes."""
+    the smallest error beyond ``k = N`` with ``N = N_few < L`` nodes; ``holds``: the checks."""
     worst_err = max(r.err.max() for r in checks)
     worst_res = max(r.residual.max() for r in checks)
     lost = np.asarray(few_err)[np.asarray(few_ks) > N_few].min()
-    return RowText(
+    return Row(
+        claim="Orvieto Prop 1 / Thm 3 (numerical check)",
         paper="proof only (det V_k ≠ 0 for distinct λ_i, N ≥ L)",
         ours=f"every k ≤ L = {L}: max rel. error {worst_err:.1e}; "
         f"max abs(V_k^+V_k − I_k) {worst_res:.1e} at {n_ks} values of k "
@@ -119,18 +116,21 @@ def prop1_row(
         f"rel. error ≥ {lost:.2f} for k > N",
         negative_control="a repeated eigenvalue (roots of unity, λ_1 = λ_0, N = L): "
         f"recovered at k = L: {control} (rejected)",
+        holds=holds,
     )
 
 
-def counter_row(L: int, stalled: float, *, control: bool) -> RowText:
+def counter_row(L: int, stalled: float, *, holds: bool, control: bool) -> Row:
     """The §3.1.1 time-counter row: exact in float64 up to ``L``, in float32 up to ``2^24``
-    (``stalled``: the float32 count at step ``2^24 + 1``)."""
-    return RowText(
+    (``stalled``: the float32 count at step ``2^24 + 1``; ``holds``: both exact counts)."""
+    return Row(
+        claim="Orvieto §3.1.1 time counter (check)",
         paper="construction: x_{k,0} = k",
         ours=f"x_(k,0) = k exactly for k ≤ {L} (float64) and for k ≤ 2^24 (float32; "
         f"x at 2^24 + 1 = {stalled:.0f}, stalled)",
         negative_control="the counter channel with eigenvalue 0.999 instead of 1: "
         f"x_(k,0) = k accepted: {control} (rejected)",
+        holds=holds,
     )
 
 

@@ -153,8 +153,5 @@ CPU_PLAN = Plan(
 
 #: The chapter's live run at ``ci`` scale (PT only): a few hundred steps on ``L = 256``, 128
 #: trajectories, ``N = 16``, MLP width 32, 60 epochs of batch 16; seed 1, Adam at 3e-3.
-CI_PLAN = Plan(
-    *[SystemSizes(L=256, n_train=128, n_test=32, N=16, hidden=32, epochs=60, batch_size=16)] * 3,
-    seeds=(1,),
-    lrs=(3e-3,),
-)
+_CI_SYSTEM = SystemSizes(L=256, n_train=128, n_test=32, N=16, hidden=32, epochs=60, batch_size=16)
+CI_PLAN = Plan(PT=_CI_SYSTEM, LV=_CI_SYSTEM, LZ=_CI_SYSTEM, seeds=(1,), lrs=(3e-3,))

@@ -6,11 +6,11 @@ and the keyword arguments of the claim-table row that states them."""
 
 from __future__ import annotations
 
-from typing import NamedTuple, TypedDict
+from typing import NamedTuple
 
 import numpy as np
 
-from lrnn_core.core.verdicts import beats, row_status, times_below
+from lrnn_core.core.verdicts import Row, beats, row_status, times_below
 from lrnn_core.orvieto.ode_claims import (
     MARGIN,
     SPREAD,
@@ -41,7 +41,6 @@ __all__ = [
     "LivePT",
     "PTVerdict",
     "PaperSizesChecks",
-    "RowArgs",
     "Verdict",
     "WidthVerdict",
     "amplitude_report",
@@ -56,6 +55,7 @@ __all__ = [
     "plan_report",
     "provenance_mismatches",
     "provenance_report",
+    "superseded_report",
     "pt_verdict",
     "width_report",
     "width_verdict",
@@ -71,20 +71,6 @@ _PAPER_ROW = {
 _PAPER_14 = "huge variation of the Lorenz training loss across seeds 1-6"
 
 
-class RowArgs(TypedDict, total=False):
-    """The keyword arguments of :meth:`lrnn_core.bookkit.tables.ClaimTable.add`."""
-
-    claim: str
-    paper: str
-    ours: str
-    holds: bool
-    status: str
-    error: float
-    baselines: dict[str, float]
-    margin: float
-    negative_control: str
-
-
 class Verdict(NamedTuple):
     """A row's checks: ``holds`` (full or weaker form), ``full``, ``control`` (the negative
     control passes the same check: must be False), the printed ``text`` ("" where the system is
@@ -94,7 +80,7 @@ class Verdict(NamedTuple):
     full: bool
     control: bool
     text: str
-    row: RowArgs
+    row: Row
 
 
 def amplitude_report(n: int, *, seed: int, L: int) -> str:
@@ -150,6 +136,28 @@ def provenance_report(run: StoredRun) -> str:
     return "\n".join(lines)
 
 
+def superseded_report(run: StoredRun) -> str:
+    """One line per system of ``run`` rerun with another plan (``provenance["superseded"]``,
+    written by ``scripts/ode_runs.py --replace``): its first run's epochs, commit and MLP error
+    (Lambda trained) against the better baseline and the margin, why it was rerun, and the
+    commit and command of the rerun; "" if none was."""
+    prov = run.provenance
+    lines = []
+    for system, old in prov.get("superseded", {}).items():
+        rows = {(r["experiment"], r["trained_lambda"]): r for r in old["rows"]}
+        err = rows[f"{system} MLP", True]["best"]
+        base = {k: old["baselines"][k] for k in ("ignores input", "linear")}
+        rerun = [q for q in prov["parts"] if system in q["sizes"]][-1]
+        lines.append(
+            f"{system}, superseded run at {old['sizes']['epochs']} epochs (commit "
+            f"{old['commit'][:10]}): MLP (Λ trained) best {err:.3g}, "
+            f"{times_below(err, base):.4g}× below the better baseline (margin "
+            f"{MARGIN[system]:.4g}); rerun at {prov['sizes'][system]['epochs']} epochs (commit "
+            f"{rerun['commit'][:10]}, `{rerun['command']}`): {old['why']}"
+        )
+    return "\n".join(lines)
+
+
 class LivePT(NamedTuple):
     """The live PT run: its ``baselines``, best test MSE per readout ("MLP", "linear"), and its
     printout."""
@@ -181,7 +189,7 @@ class PTVerdict(NamedTuple):
     full: bool
     control: bool
     text: str
-    row: RowArgs
+    row: Row
     err: float
     weak: bool
     r2_text: str
@@ -205,7 +213,7 @@ def pt_verdict(run: StoredRun, live: LivePT, scale: str) -> PTVerdict:
     )
     full, weak = beats(err, base, MARGIN["PT"]), beats(err, base, 1.0)
     control = beats(lin, base, MARGIN["PT"])
-    row = RowArgs(
+    row = Row(
         claim="Orvieto Fig 5",
         paper="train 0.00166, test 0.0017 (no baseline shown); learned |λ| < 1",
         ours=f"{src}: test {err:.3g}, R² of y − ȳ {r2(err, base):.4f}; "
@@ -230,7 +238,7 @@ class Fig13Verdict(NamedTuple):
     full: bool
     control: bool
     text: str
-    row: RowArgs
+    row: Row
     lobes: float
     lobes_eps: float
 
@@ -254,7 +262,7 @@ def fig13_verdict(sens: Sensitivity) -> Fig13Verdict:
     )
     chaotic = bool(med >= 0.1)
     free_share = lobe_change_share(y_free[None], y_free)  # 0 by definition
-    row = RowArgs(
+    row = Row(
         claim="Orvieto Fig 13",
         paper="tiny input changes cause drastic output changes within 512 steps; "
         "binary-looking output",
@@ -333,7 +341,7 @@ def fig15_verdict(run: StoredRun, paper_run: StoredRun | None = None) -> Verdict
     alone (:func:`lv_checks`). Control: the linear readout, Lambda trained. A ``paper_run`` (the
     paper's sizes) adds its numbers to the row's text (:func:`paper_sizes_note`)."""
     if not run.have["LV"]:
-        row = RowArgs(claim="Orvieto Fig 15", paper=_PAPER_ROW["LV"], ours=MISSING, holds=False)
+        row = Row(claim="Orvieto Fig 15", paper=_PAPER_ROW["LV"], ours=MISSING, holds=False)
         return Verdict(False, False, False, "", row)
     S, B = run.rows, run.baselines["LV"]
     c = lv_checks(S, B)
@@ -344,7 +352,7 @@ def fig15_verdict(run: StoredRun, paper_run: StoredRun | None = None) -> Verdict
         f"from training Λ (medians): linear {gain(S, 'LV linear'):.3g}, "
         f"MLP {gain(S, 'LV MLP'):.3g}; control passes: {c.control}"
     )
-    row = RowArgs(
+    row = Row(
         claim="Orvieto Fig 15",
         paper=_PAPER_ROW["LV"],
         ours=f"{label(run)}: {readouts(S, 'LV')}; Λ-training gain (medians) linear "
@@ -365,7 +373,7 @@ def fig16_verdict(run: StoredRun, paper_run: StoredRun | None = None) -> Verdict
     medians lie within 2x; weaker: LV's margin (:func:`lz_checks`). Control: the linear readout,
     Lambda trained. A ``paper_run`` adds its numbers to the row's text."""
     if not run.have["LZ"]:
-        row = RowArgs(claim="Orvieto Fig 16", paper=_PAPER_ROW["LZ"], ours=MISSING, holds=False)
+        row = Row(claim="Orvieto Fig 16", paper=_PAPER_ROW["LZ"], ours=MISSING, holds=False)
         return Verdict(False, False, False, "", row)
     S, B = run.rows, run.baselines["LZ"]
     c = lz_checks(S, B)
@@ -375,7 +383,7 @@ def fig16_verdict(run: StoredRun, paper_run: StoredRun | None = None) -> Verdict
         f"(margin {MARGIN['LZ']:.4g}); MLP frozen / trained (medians) "
         f"{gain(S, 'LZ MLP'):.3g}; control passes: {c.control}"
     )
-    row = RowArgs(
+    row = Row(
         claim="Orvieto Fig 16",
         paper=_PAPER_ROW["LZ"],
         ours=f"{label(run)}: {readouts(S, 'LZ')}; "
@@ -400,7 +408,7 @@ class Fig14Verdict(NamedTuple):
     full: bool
     control: bool
     text: str
-    row: RowArgs
+    row: Row
     curves: np.ndarray
     control_spread: float
 
@@ -409,7 +417,7 @@ def fig14_verdict(run: StoredRun, seeds: tuple[int, ...]) -> Fig14Verdict:
     """Fig. 14 "huge variation": the final training losses of the Lorenz MLP (Lambda trained)
     span at least :data:`SPREAD` over ``seeds`` (:func:`seed_spread`)."""
     if not run.have["LZ"]:
-        row = RowArgs(claim="Orvieto Fig 14", paper=_PAPER_14, ours=MISSING, holds=False)
+        row = Row(claim="Orvieto Fig 14", paper=_PAPER_14, ours=MISSING, holds=False)
         return Fig14Verdict(False, False, False, "", row, np.zeros(0), 0.0)
     S = run.rows
     spread, control = seed_spread(S, "LZ MLP", True), seed_spread(S, "LZ linear", False)
@@ -418,7 +426,7 @@ def fig14_verdict(run: StoredRun, seeds: tuple[int, ...]) -> Fig14Verdict:
         f"final training loss over {len(seeds)} seeds, max / min: LZ MLP "
         f"{spread:.3g}; control (linear, Λ frozen) {control:.3g}"
     )
-    row = RowArgs(
+    row = Row(
         claim="Orvieto Fig 14",
         paper=_PAPER_14,
         ours=f"{label(run)}, final train loss max/min over {len(seeds)} "
@@ -443,7 +451,7 @@ def mse_table_verdict(run: StoredRun, pt_err: float, rows_hold: bool) -> Verdict
     )
     mlp_first = ordered(run.rows, run.have, "MLP", "linear")
     holds = mlp_first and rows_hold
-    row = RowArgs(
+    row = Row(
         claim='Orvieto "table" of test MSEs (Figs 5, 15, 16)',
         paper="PT 0.0017; LV 0.04314/0.002055/0.003943/0.0003543; "
         "LZ 0.1108/0.1108/0.002083/0.001487",
@@ -481,7 +489,7 @@ class WidthVerdict(NamedTuple):
     full: bool
     control: bool
     text: str
-    row: RowArgs
+    row: Row
     d_eps: list[float]
 
 
@@ -493,7 +501,7 @@ def width_verdict(sizes: WidthSizes, run: WidthRun) -> WidthVerdict:
     grows = widens(d_eps)  # lags in order of growing ‖ω_j‖
     control = widens(d_eps[::-1])  # the same check with the order of ‖ω_j‖ reversed
     norms = ", ".join(f"{run.omega_norm[j]:.2f}" for j in sizes.lags)
-    row = RowArgs(
+    row = Row(
         claim="Orvieto Thm 1 / Prop 2 / Thm 4",
         paper="no experiment: width bounds D ≥ 2 r² C_f² ε⁻² (Thm 1), "
         "4 r² C_Tk² ‖Ω_k‖² S³ ε⁻² per time stamp (Prop 2), Barron constant O(L) (Thm 4)",

@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 import jax
 import jax.numpy as jnp
@@ -47,6 +47,7 @@ __all__ = [
     "HEADS",
     "Fig4Results",
     "Fig4Row",
+    "Sizes",
     "cell_summary",
     "fig4_cell",
     "fig4_grid",
@@ -67,6 +68,17 @@ __all__ = [
 
 #: the two decoders: ``"linear"`` (``Omega z + c``) and ``"MLP"`` (one hidden ReLU layer)
 HEADS = ("linear", "MLP")
+
+
+class Sizes(NamedTuple):
+    """The sizes of the chapter's live runs at one scale (Fig. 4 and the PathFinder check)."""
+
+    n_train: int  # training images (paper: all 60 000 MNIST training images)
+    n_test: int  # held-out images for the error and the baselines (not in the paper)
+    epochs: int  # passes over n_train in steps of 64 (paper: 100)
+    runs: int  # seeds per Fig. 4 cell (paper: mean of 3 runs)
+    Ns: tuple[int, ...]  # Fig. 4: state sizes N (paper: 64 ... 1024)
+    pf_train: int  # PathFinder-like training images (paper: LRA PathFinder)
 
 
 class Fig4Row(TypedDict):

@@ -16,13 +16,12 @@ from typing import TypedDict
 import numpy as np
 from jaxtyping import ArrayLike, Complex
 
-from lrnn_core.core.verdicts import beats, times_below
+from lrnn_core.core.verdicts import Row, beats, row_status, times_below
 from lrnn_core.orvieto.reconstruction_experiments import HEADS, Fig4Row, fig4_orderings
 
 __all__ = [
     "TABLE_HEAD",
     "EigenvalueMoves",
-    "RowText",
     "bound_lines",
     "budget_lines",
     "cell_baselines",
@@ -53,14 +52,6 @@ class EigenvalueMoves(TypedDict):
     median_step: float
     outward: float
     phase: float
-
-
-class RowText(TypedDict):
-    """The texts of the Fig. 4 claim-table row."""
-
-    paper: str
-    ours: str
-    negative_control: str
 
 
 #: the header of :func:`stored_table_rows` (Markdown, ten columns)
@@ -286,17 +277,22 @@ def fig4_row(
     headline: tuple[int, str, float, Mapping[str, float]],
     margin: float,
     control_learned: bool,
-) -> RowText:
-    """The Fig. 4 row's texts: the stored grid (``hyper``, its provenance's hyperparameters:
-    ``steps``, ``batch_size``, ``n_train``, ``lr``, ``width``; ``seeds``), every data set's
-    orderings, the paper-budget run ``budget = (steps, Ns, orderings)``, the headline cell
+    holds: bool,
+    full: bool,
+) -> Row:
+    """The Fig. 4 row, a trained row (the headline cell's error and baselines, ``margin``) with
+    ``holds`` as the chapter asserted it and its status (``full``: the paper's full claim). Its
+    texts: the stored grid (``hyper``, its provenance's hyperparameters: ``steps``,
+    ``batch_size``, ``n_train``, ``lr``, ``width``; ``seeds``), every data set's orderings, the
+    paper-budget run ``budget = (steps, Ns, orderings)``, the headline cell
     ``headline = (N0, source, error, baselines)`` against ``margin``, and the negative control
     (the mean image, by the same checks)."""
     steps100, N100, checks100 = budget
     N0, source, err, bases = headline
     each = ", ".join(f"×{v / err:.2f} below {k}" for k, v in bases.items())
     described = " | ".join(stored_description(stored, sizes, checks, n) for n in data_sets)
-    return RowText(
+    return Row(
+        claim="Orvieto Fig 4",
         paper="training loss (pixel-wise L2, mean of 3 runs, 100 epochs, N = 64 … 1024, "
         "MLP 2048 wide) falls with N on MNIST and PathFinder; N = 256 nearly perfect, "
         "N = 1024 negligible (axis 1e-5 … 1e-1); MLP decoder much better at small N, "
@@ -314,4 +310,9 @@ def fig4_row(
             f"; {n}: orderings in N: falls {control[n]['falls']}, tenfold {control[n]['tenfold']}"
             for n in data_sets
         ),
+        holds=holds,
+        status=row_status(holds, full=full),
+        error=err,
+        baselines=bases,
+        margin=margin,
     )

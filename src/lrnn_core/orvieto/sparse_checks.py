@@ -1,6 +1,7 @@
 """The claim checks of the sparse-inputs chapter (Orvieto et al., ICML 2024, App. E.2, Figs. 9-12):
 each claim tested on the numbers of :mod:`lrnn_core.orvieto.sparse_experiments`, its negative
-control, the row of the paper-vs-ours table (:class:`Row`) and the lines the chapter prints.
+control, the row of the paper-vs-ours table (:class:`~lrnn_core.core.verdicts.Row`) and the
+lines the chapter prints.
 
 Every rule here was fixed before the results: a reconstruction is *perfect* at a relative error
 ``<= PERFECT`` (the reproduction spec's level), a condition number above ``1 / EPS`` is singular
@@ -16,7 +17,7 @@ import numpy as np
 from jaxtyping import ArrayLike, Float
 
 from lrnn_core.core.vandermonde import EPS
-from lrnn_core.core.verdicts import row_status
+from lrnn_core.core.verdicts import Row, row_status
 from lrnn_core.orvieto.sparse_experiments import (
     LOG10_SINGULAR,
     SweepSet,
@@ -32,7 +33,6 @@ __all__ = [
     "PERFECT",
     "Fig12Claim",
     "ReadingRange",
-    "Row",
     "atoms_verdicts",
     "below_control",
     "claims_text",
@@ -68,16 +68,6 @@ PERFECT = 1e-10
 LATE_FAILURE = 1e-3
 
 Summaries = Mapping[int, Mapping[str, float | int | bool]]
-
-
-class Row(NamedTuple):
-    """The keywords of a paper-vs-ours row (``ClaimTable.add(claim, **row._asdict())``)."""
-
-    paper: str
-    ours: str
-    holds: bool
-    status: str | None = None
-    negative_control: str | None = None
 
 
 def summary_lines(summaries: Summaries) -> str:
@@ -146,7 +136,9 @@ def fig10_row(
         f"{draws} draws × {inputs} inputs"
     )
     paper = "T(0.95,1): perfect reconstruction needs N ≈ 256"
-    return Row(paper=paper, ours=ours, holds=bool(holds), negative_control=control)
+    return Row(
+        claim="Orvieto Fig 10", paper=paper, ours=ours, holds=bool(holds), negative_control=control
+    )
 
 
 def fig11_row(summaries: Summaries, reference: Summaries, P: int, control: str, N: int = 64) -> Row:
@@ -157,7 +149,9 @@ def fig11_row(summaries: Summaries, reference: Summaries, P: int, control: str, 
     holds = ranks_hold(summaries, P) and ours <= PERFECT < theirs
     text = f"N={N} median max rel. error {ours:.0e} (vs {theirs:.0e} under T(0.95,1))"
     paper = f"T(0.99,1): N = {N} is enough"
-    return Row(paper=paper, ours=text, holds=bool(holds), negative_control=control)
+    return Row(
+        claim="Orvieto Fig 11", paper=paper, ours=text, holds=bool(holds), negative_control=control
+    )
 
 
 def summaries_by_basis(
@@ -305,6 +299,7 @@ def fig9_row(
         + " (its top is float64 saturation)"
     )
     return Row(
+        claim="Orvieto Fig 9",
         paper="log cond ≈ 2.5 … 17.5; ↓ with N, ↑ with P, lighter as r_min → 1",
         ours=ours,
         holds=holds,
@@ -470,6 +465,7 @@ def fig12_row(
         + f" (L = N = {N}, {inits} inits)"
     )
     return Row(
+        claim="Orvieto Fig 12",
         paper="y-axis 1e2 … 1e11; wavelets ≪ Van. inverse, growing with P",
         ours=ours,
         holds=status != "not reproduced",

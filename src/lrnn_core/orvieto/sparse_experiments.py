@@ -43,6 +43,20 @@ LOG10_SINGULAR = float(np.log10(SINGULAR_COND))
 MEDIAN_SE_FACTOR = float(np.sqrt(np.pi / 2))
 
 
+class Sizes(NamedTuple):
+    """The sizes of the sparse-inputs chapter's sweeps at one scale (Figs. 9-12, §3.1.3)."""
+
+    k_stride: int  # Figs. 10-11: reconstruction at every k_stride-th k
+    v_stride: int  # Figs. 10-11: exact SVD of V_k every v_stride-th k up to 2N
+    sweep_draws: int  # Figs. 10-11: independent eigenvalue draws per N
+    sweep_inputs: int  # Figs. 10-11: random sparse inputs
+    fig9_L: int  # Fig. 9: length L (512 in the paper; N and P scale with it)
+    fig9_draws: int  # Fig. 9: independent eigenvalue draws per cell
+    fig12_inits: int  # Fig. 12: initialisations
+    hippo_Ns: tuple[int, ...]  # §3.1.3: state sizes N
+    hippo_inputs: int  # §3.1.3: smooth inputs
+
+
 @dataclass(frozen=True)
 class SweepSet:
     """Figs. 10-11 for one ``N``: ``D`` eigenvalue draws, ``M`` inputs, steps ``ks``.

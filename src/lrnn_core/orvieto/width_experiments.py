@@ -35,11 +35,15 @@ class WidthSizes(NamedTuple):
 
 
 #: ``ci`` scale: three widths, two seeds.
-WIDTH_CI = WidthSizes(8, 0.7, (0, 3, 6), (2, 8, 32), 2, 2048, 2048, 1000, 1e-2, 3.0, 5e-3)
+WIDTH_CI = WidthSizes(
+    N=8, radius=0.7, lags=(0, 3, 6), widths=(2, 8, 32), n_seeds=2, n_train=2048, n_test=2048,
+    steps=1000, lr=1e-2, frequency=3.0, eps=5e-3,
+)  # fmt: skip
 #: ``book`` scale (also ``paper``: the paper has no experiment for these bounds).
 WIDTH_BOOK = WidthSizes(
-    8, 0.7, (0, 3, 6), (2, 4, 8, 16, 32, 64), 3, 4096, 4096, 2000, 1e-2, 3.0, 5e-3
-)
+    N=8, radius=0.7, lags=(0, 3, 6), widths=(2, 4, 8, 16, 32, 64), n_seeds=3, n_train=4096,
+    n_test=4096, steps=2000, lr=1e-2, frequency=3.0, eps=5e-3,
+)  # fmt: skip
 
 
 class WidthRun(NamedTuple):

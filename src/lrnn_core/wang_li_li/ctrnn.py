@@ -59,6 +59,7 @@ __all__ = [
     "ctrnn_outputs",
     "ctrnn_states",
     "init_ctrnn",
+    "output_mse",
     "raw_from_weight",
     "recurrent_weight",
 ]
@@ -244,3 +245,32 @@ def ctrnn_outputs(
     (WLL Sec. 2)."""
     x = ctrnn_states(params, u, activation=activation, parameterisation=parameterisation, dt=dt)
     return x @ params.C.T
+
+
+def output_mse(
+    params: CTRNN,
+    u: Float[ArrayLike, "n_seqs L M"],
+    y: Float[ArrayLike, "n_seqs L d_out"],
+    *,
+    activation: str,
+    parameterisation: str,
+    dt: float = 1.0,
+) -> Array:
+    """``mean((C x_k - y_k)^2)`` over sequences, steps and outputs, for the Euler CTRNN
+    ``x_{k+1} = x_k + dt sigma(lam x_k + B u_k + b)`` of
+    :func:`ctrnn_outputs` (the same numbers), with the readout inside
+    the scan so that only ``(n_seqs, N)`` states are held at a time (traceable: used under
+    ``vmap``)."""
+    sigma = activation_function(activation)
+    lam = recurrent_weight(params.raw, parameterisation)
+    drive = jnp.moveaxis(jnp.asarray(u) @ params.B.T + params.b, -2, 0)  # (L, n_seqs, N)
+    target = jnp.moveaxis(jnp.asarray(y), -2, 0)  # (L, n_seqs, d_out)
+
+    def step(x: Array, dk: tuple[Array, Array]) -> tuple[Array, Array]:
+        d, yk = dk
+        x = x + dt * sigma(lam * x + d)
+        return x, jnp.sum((x @ params.C.T - yk) ** 2)
+
+    x0 = jnp.zeros(drive.shape[1:], drive.dtype)
+    _, sq = jax.lax.scan(step, x0, (drive, target))
+    return jnp.sum(sq) / target.size

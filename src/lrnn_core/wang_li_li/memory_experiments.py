@@ -45,6 +45,7 @@ __all__ = [
     "LRUMemory",
     "PairedMemory",
     "RNNSample",
+    "Sizes",
     "authors_tail_ratios",
     "convolution_error",
     "decay_kernels",
@@ -67,6 +68,19 @@ __all__ = [
 
 Kernel = Callable[[ArrayLike], ArrayLike]
 Model = Callable[[Array], ArrayLike]
+
+
+class Sizes(NamedTuple):
+    """The sizes of the memory-functions chapter's probes at one scale (lengths in steps)."""
+
+    T_long: int  # the target kernels' figure: steps of dt = 0.1
+    T_rnn: int  # random tanh RNNs (WLL Fig. 11): steps
+    n_rnn: int  # random tanh RNNs: how many (the paper does not say)
+    T_lru: int  # LRU family: steps
+    n_lru_seeds: int  # LRU family: initialisations
+    lstm_seeds: tuple[int, ...]  # substitute for WLL Fig. 5: LSTM training seeds
+    lstm_steps: int  # ... and their Adam steps
+
 
 #: The three probes of WLL Def. 3.1 (Heaviside), App. F (impulse) and App. G (reversed).
 PROBES: dict[str, Callable[..., np.ndarray]] = {

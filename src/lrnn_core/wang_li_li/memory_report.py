@@ -12,7 +12,7 @@ import numpy as np
 from jaxtyping import ArrayLike
 
 from lrnn_core.core.memory import DecayFit
-from lrnn_core.core.verdicts import row_status
+from lrnn_core.core.verdicts import Row, row_status
 from lrnn_core.wang_li_li.memory_checks import (
     contractions_decay,
     linear_probe_gap,
@@ -25,10 +25,10 @@ from lrnn_core.wang_li_li.sentiment import FixedPoint
 
 __all__ = [
     "Fig10Evidence",
-    "Row",
     "authors_text",
     "exponents_text",
     "fig5_row",
+    "fig6_row",
     "fig10_evidence",
     "fig10_row",
     "fig10_text",
@@ -38,16 +38,6 @@ __all__ = [
     "sample_text",
     "word_memory_text",
 ]
-
-
-class Row(NamedTuple):
-    """The keywords of a paper-vs-ours row (``ClaimTable.add(claim, **row._asdict())``)."""
-
-    paper: str
-    ours: str
-    holds: bool
-    status: str | None = None
-    negative_control: str | None = None
 
 
 def exponents_text(
@@ -83,6 +73,7 @@ def fig11_row(rnns: RNNSample, holds: bool) -> Row:
     """The WLL Fig. 11 row: the class counts, and the control, the RNNs of spectral radius < 1."""
     dec, per, low = rnns.decaying, rnns.persistent, rnns.radius < 1
     return Row(
+        claim="WLL Fig 11 (App. I.1)",
         paper="random RNNs: diverse memory patterns, some not decaying (qualitative)",
         ours=f"{dec.sum()} decaying and {per.sum()} non-decaying of {len(rnns.memory)} "
         "random tanh RNNs (m = 16); every non-decaying one has spectral radius > 1",
@@ -174,6 +165,7 @@ def fig10_row(
     agree, r, lr = ev.agree, ev.rate_ratio, ev.lru_ratio
     disagree = sorted({gains[i] for i in np.flatnonzero(~agree)})
     return Row(
+        claim="WLL Fig 10 (App. H)",
         paper="Heaviside and impulse memories qualitatively equivalent",
         ours=f"same class; Heaviside/impulse rate ratio {r.min():.2f}-{r.max():.2f} "
         f"(tanh RNNs, gain 1), {lr.min():.3f}-{lr.max():.3f} (LRU family); class "
@@ -238,6 +230,7 @@ def fig5_row(
     polar_rates = [fits[s, w].rate for s in seeds for w in polar]
     ha_rates = [fits[s, "ha"].rate for s in seeds]
     return Row(
+        claim="WLL Fig 5 (App. B)",
         paper="IMDB LSTM: 'good'/'bad' decay exponentially; 'ha' complicated, not fast",
         ours=f"SUBSTITUTE (synthetic reviews, not IMDB: {imdb}; {len(seeds)} LSTMs): "
         f"every word drives the state to an attracting fixed point (spectral radius "
@@ -248,4 +241,14 @@ def fig5_row(
         status=row_status(holds, full=full),
         negative_control="the LSTM with input and forget gates held open (an integrator): "
         f"residual {control.residual:.2g}, not an attracting fixed point, rejected",
+    )
+
+
+def fig6_row(missing: str | None, holds: bool) -> Row:
+    """The Fig. 6 row (App. B), not run: ``missing`` says why (the fine-tuned BERT is absent)."""
+    return Row(
+        claim="WLL Fig 6 (App. B)",
+        paper="fine-tuned BERT on IMDB: memory decays slower and fluctuates more than LSTM",
+        ours=f"not run: {missing}; the synthetic LSTM substitute of Fig 5 has no BERT counterpart",
+        holds=holds,
     )

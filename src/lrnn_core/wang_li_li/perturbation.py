@@ -50,17 +50,19 @@ from lrnn_core.core.validate import (
     positive_number,
     real_number,
 )
-from lrnn_core.wang_li_li.ctrnn import ctrnn_outputs
+from lrnn_core.wang_li_li.ctrnn import output_mse
 from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
 
 __all__ = [
     "PERTURBED",
     "bias_response_error",
     "check_betas",
+    "kernel_loss_of",
     "kernel_perturbation_error",
     "linear_perturbation_errors",
     "lru_perturbed_modulus",
     "moved_by",
+    "output_loss_of",
     "output_perturbation_error",
     "perturb",
     "perturbation_error",
@@ -147,8 +149,21 @@ def check_betas(
     return betas
 
 
+@functools.partial(jax.jit, static_argnames="loss")
+def _loss_grid(
+    loss: Callable[..., Array], params: Params, betas: Array, noise: Params, data: tuple
+) -> Array:
+    """``loss(moved_by(params, beta, n), *data)`` for every beta and every draw ``n`` of
+    ``noise`` (leading axis): one program per loss function and shapes, whatever the values."""
+
+    def one(beta: Array, n: Params) -> Array:
+        return loss(moved_by(params, beta, n), *data)
+
+    return jax.vmap(jax.vmap(one, (None, 0)), (0, None))(betas, noise)
+
+
 def perturbed_losses(
-    loss_of_params: Callable[[Params], Array],
+    loss_of_params: Callable[..., Array],
     params: Params,
     betas: Float[ArrayLike, " n_betas"],
     *,
@@ -156,13 +171,18 @@ def perturbed_losses(
     draws: int = 10,
     perturbed: str,
     chunk: int = 10,
+    data: Sequence[ArrayLike] = (),
 ) -> np.ndarray:
     """Losses of the perturbed models (WLL Def. 3.4), shape ``(len(betas), draws)``: draw ``i``
     moves the parameters along the noise of ``fold_in(key, i)`` (the same direction at every
     beta, as the authors' code re-seeds each draw), ``chunk`` draws at a time (``vmap`` over
-    betas and the draws of a chunk). NaN (a diverged model) becomes ``inf``.
+    betas and the draws of a chunk; the last chunk is filled up with further draws, dropped).
+    NaN (a diverged model) becomes ``inf``.
 
-    ``loss_of_params`` must be traceable by JAX. ``perturbed`` is one of :data:`PERTURBED` (no
+    ``loss_of_params(params, *data)`` must be traceable by JAX. It is a static argument of the
+    compiled grid, and ``params``, ``betas`` and ``data`` are traced ones: the same function
+    object (a module-level function, or one from a cached factory) on arrays of the same shapes
+    compiles once, for any model and data. ``perturbed`` is one of :data:`PERTURBED` (no
     default: say which rule is used)."""
     if not callable(loss_of_params):
         raise TypeError(f"loss_of_params must be callable, got {type(loss_of_params).__name__}")
@@ -170,27 +190,50 @@ def perturbed_losses(
     check_betas(betas)
     betas = as_inexact("betas", betas)  # JAX's float (float64 under x64), as given
     draws, chunk = positive_int("draws", draws), positive_int("chunk", chunk)
-    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(draws))
-    noise = _draws_noise(params, keys, perturbed=perturbed)
-
-    def one(beta: Array, n: Params) -> Array:
-        return loss_of_params(moved_by(params, beta, n))
-
-    grid = jax.jit(jax.vmap(jax.vmap(one, (None, 0)), (0, None)))
-    table = np.concatenate(
-        [
-            np.asarray(grid(betas, jax.tree.map(lambda a, i=i: a[i : i + chunk], noise)))
-            for i in range(0, draws, chunk)
-        ],
-        axis=1,
-    )
+    chunk = min(chunk, draws)
+    data = tuple(jnp.asarray(d) for d in data)
+    parts = []
+    for first in range(0, draws, chunk):
+        keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(first + jnp.arange(chunk))
+        noise = _draws_noise(params, keys, perturbed=perturbed)
+        parts.append(np.asarray(_loss_grid(loss_of_params, params, betas, noise, data)))
+    table = np.concatenate(parts, axis=1)[:, :draws]
     if table.shape != (betas.shape[0], draws):
         raise ValueError(f"loss_of_params must return a scalar loss, got shape {table.shape[2:]}")
     return np.where(np.isnan(table), np.inf, table)
 
 
+@functools.cache
+def kernel_loss_of(parameterisation: str) -> Callable[[Params, Array, Array], Array]:
+    """``(params, rho, t) -> kernel_loss(params, rho, t)`` in ``parameterisation``
+    (:func:`lrnn_core.wang_li_li.fitting.kernel_loss`): one function object per
+    parameterisation, so that :func:`perturbed_losses` compiles once per shape."""
+
+    def loss(params: Params, rho: Array, t: Array) -> Array:
+        return kernel_loss(params, rho, t, parameterisation=parameterisation)
+
+    return loss
+
+
+@functools.cache
+def output_loss_of(
+    activation: str, parameterisation: str, dt: float
+) -> Callable[[Params, Array, Array], Array]:
+    """``(params, u, y) -> output_mse(params, u, y)`` of a CTRNN
+    (:func:`lrnn_core.wang_li_li.ctrnn.output_mse`): one function object per
+    ``(activation, parameterisation, dt)``, so that :func:`perturbed_losses` compiles once per
+    shape."""
+
+    def loss(params: Params, u: Array, y: Array) -> Array:
+        return output_mse(
+            params, u, y, activation=activation, parameterisation=parameterisation, dt=dt
+        )
+
+    return loss
+
+
 def perturbation_error(
-    loss_of_params: Callable[[Params], Array],
+    loss_of_params: Callable[..., Array],
     params: Params,
     betas: Float[ArrayLike, " n_betas"],
     *,
@@ -198,14 +241,16 @@ def perturbation_error(
     draws: int = 10,
     perturbed: str,
     running_max: bool = False,
+    data: Sequence[ArrayLike] = (),
 ) -> np.ndarray:
     """``E_m(beta)`` for each beta (WLL Def. 3.4, eq. 11): the maximum over ``draws`` perturbations
-    of the loss. ``beta = 0`` gives the unperturbed loss. A perturbed model that diverges gives
-    ``inf``. ``perturbed`` says which parameters move (:data:`PERTURBED`; the paper's is "all").
-    ``running_max=True`` also takes the maximum over all smaller betas (the authors' code)."""
+    of the loss ``loss_of_params(params, *data)`` (:func:`perturbed_losses`). ``beta = 0`` gives
+    the unperturbed loss. A perturbed model that diverges gives ``inf``. ``perturbed`` says which
+    parameters move (:data:`PERTURBED`; the paper's is "all"). ``running_max=True`` also takes
+    the maximum over all smaller betas (the authors' code)."""
     running_max = check_flag("running_max", running_max)
     table = perturbed_losses(
-        loss_of_params, params, betas, key=key, draws=draws, perturbed=perturbed
+        loss_of_params, params, betas, key=key, draws=draws, perturbed=perturbed, data=data
     )
     worst = table.max(axis=1)
     if running_max:
@@ -229,13 +274,10 @@ def kernel_perturbation_error(
     error (:func:`lrnn_core.wang_li_li.fitting.kernel_loss` on the grid ``t``) of the perturbed
     models, maximum over ``draws``. Float64 parameters are kept in float64 only inside
     ``jax.enable_x64(True)`` (the caller's context)."""
-
-    def loss(p: Params) -> Array:
-        return kernel_loss(p, rho, t, parameterisation=parameterisation)
-
     return perturbation_error(
-        jax.jit(loss), params, betas, key=key, draws=draws, perturbed=perturbed
-    )
+        kernel_loss_of(parameterisation), params, betas, key=key, draws=draws,
+        perturbed=perturbed, data=(rho, t),
+    )  # fmt: skip
 
 
 def output_perturbation_error(
@@ -252,18 +294,15 @@ def output_perturbation_error(
     perturbed: str,
 ) -> np.ndarray:
     """``E_m(beta)`` of a nonlinear CTRNN (WLL Def. 3.4 with Figs 2, 7, 8): the test MSE
-    ``mean((ctrnn_outputs(p, u) - y)^2)`` of the perturbed models, maximum over ``draws``."""
+    ``mean((ctrnn_outputs(p, u) - y)^2)`` (:func:`~lrnn_core.wang_li_li.ctrnn.output_mse`) of the
+    perturbed models, maximum over ``draws``."""
     u, y = as_inexact("u", u), as_inexact("y", y)
     check_finite("u", u)
     check_finite("y", y)
-
-    def loss(p: Params) -> Array:
-        out = ctrnn_outputs(p, u, activation=activation, parameterisation=parameterisation, dt=dt)
-        return jnp.mean((out - y) ** 2)
-
     return perturbation_error(
-        jax.jit(loss), params, betas, key=key, draws=draws, perturbed=perturbed
-    )
+        output_loss_of(activation, parameterisation, dt), params, betas, key=key, draws=draws,
+        perturbed=perturbed, data=(u, y),
+    )  # fmt: skip
 
 
 def lru_perturbed_modulus(
@@ -352,12 +391,12 @@ def linear_perturbation_errors(
             ]
         )
 
-    def loss(p: Params) -> Array:
-        return kernel_loss(p, rho, t, parameterisation=parameterisation)
-
+    loss = kernel_loss_of(parameterisation)
     return np.array(
         [
-            perturbed_losses(loss, fit(m), betas, key=key, draws=draws, perturbed=perturbed)
+            perturbed_losses(
+                loss, fit(m), betas, key=key, draws=draws, perturbed=perturbed, data=(rho, t)
+            )
             for m in widths
         ]
     )

@@ -228,12 +228,13 @@ def nl_error_sets(
 ) -> dict[tuple[str, str], np.ndarray]:
     """``E_m(beta)`` of each run's models by the authors' protocol (WLL Figs 7-8: max over
     ``repeats`` draws, running max over beta; :func:`sets_of_draws`) for ``sets`` independent sets
-    of draws of ``key`` (the same noise for every model), shape ``(sets, widths, betas)``."""
+    of draws of ``key`` (the same noise for every model), shape ``(sets, widths, betas)``; one set
+    of draws at a time, so that calls with any number of sets share their compiled programs."""
     out = {}
     for (a, p), ms in models.items():
         losses = model_draw_losses(
             ms, data.u, data.y, betas, key=key, draws=repeats * sets, activation=a,
-            parameterisation=p, dt=dt, perturbed=perturbed,
+            parameterisation=p, dt=dt, perturbed=perturbed, chunk=repeats,
         )  # fmt: skip
         out[a, p] = sets_of_draws(losses, repeats=repeats).transpose(1, 0, 2)
     return out

@@ -35,7 +35,6 @@ import math
 from collections.abc import Sequence
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, ArrayLike, Float
 
@@ -50,7 +49,6 @@ from lrnn_core.core.validate import (
 )
 from lrnn_core.wang_li_li.ctrnn import (
     CTRNN,
-    activation_function,
     check_ctrnn,
     ctrnn_outputs,
     recurrent_weight,
@@ -58,6 +56,7 @@ from lrnn_core.wang_li_li.ctrnn import (
 from lrnn_core.wang_li_li.perturbation import (
     check_betas,
     moved_by,
+    output_loss_of,
     perturb,
     perturbation_noise,
     perturbed_losses,
@@ -71,7 +70,6 @@ __all__ = [
     "direct_above",
     "fits_alike",
     "model_draw_losses",
-    "output_mse",
     "perturbed_memories",
     "separated",
     "separation_p_value",
@@ -89,35 +87,6 @@ def authors_betas(perturb_range: int = 21, interval: float = 0.5) -> np.ndarray:
     perturb_range = positive_int("perturb_range", perturb_range)
     interval = positive_number("interval", interval)
     return np.concatenate([[0.0], 1e-3 * 2.0 ** (np.arange(perturb_range) * interval)])
-
-
-def output_mse(
-    params: Params,
-    u: Float[ArrayLike, "n_seqs L M"],
-    y: Float[ArrayLike, "n_seqs L d_out"],
-    *,
-    activation: str,
-    parameterisation: str,
-    dt: float = 1.0,
-) -> Array:
-    """``mean((C x_k - y_k)^2)`` over sequences, steps and outputs, for the Euler CTRNN
-    ``x_{k+1} = x_k + dt sigma(lam x_k + B u_k + b)`` of
-    :func:`lrnn_core.wang_li_li.ctrnn.ctrnn_outputs` (the same numbers), with the readout inside
-    the scan so that only ``(n_seqs, N)`` states are held at a time (traceable: used under
-    ``vmap``)."""
-    sigma = activation_function(activation)
-    lam = recurrent_weight(params.raw, parameterisation)
-    drive = jnp.moveaxis(jnp.asarray(u) @ params.B.T + params.b, -2, 0)  # (L, n_seqs, N)
-    target = jnp.moveaxis(jnp.asarray(y), -2, 0)  # (L, n_seqs, d_out)
-
-    def step(x: Array, dk: tuple[Array, Array]) -> tuple[Array, Array]:
-        d, yk = dk
-        x = x + dt * sigma(lam * x + d)
-        return x, jnp.sum((x @ params.C.T - yk) ** 2)
-
-    x0 = jnp.zeros(drive.shape[1:], drive.dtype)
-    _, sq = jax.lax.scan(step, x0, (drive, target))
-    return jnp.sum(sq) / target.size
 
 
 def sets_of_draws(
@@ -243,11 +212,13 @@ def model_draw_losses(
     parameterisation: str,
     dt: float = 1.0,
     perturbed: str,
+    chunk: int = 10,
 ) -> np.ndarray:
-    """Test MSE (:func:`output_mse`) of every perturbed draw
+    """Test MSE (:func:`lrnn_core.wang_li_li.ctrnn.output_mse`) of every perturbed draw
     (:func:`lrnn_core.wang_li_li.perturbation.perturbed_losses`) of each CTRNN
     of ``models`` (e.g. the fits of WLL Figs 7-8, one per width), shape ``(len(models),
-    len(betas), draws)``; the same ``key`` (noise) for every model."""
+    len(betas), draws)``; the same ``key`` (noise) for every model, ``chunk`` draws at a time (one
+    compiled program per model shape and ``chunk``)."""
     betas = check_betas(betas, increasing=True)
     u, y = as_inexact("u", u), as_inexact("y", y)
     check_finite("u", u)
@@ -257,15 +228,22 @@ def model_draw_losses(
     for i, params in enumerate(models):
         check_ctrnn(f"models[{i}]", params)
 
-    def table(params: Params) -> np.ndarray:
-        def loss(q: Params) -> Array:
-            return output_mse(
-                q, u, y, activation=activation, parameterisation=parameterisation, dt=dt
-            )
-
-        return perturbed_losses(loss, params, betas, key=key, draws=draws, perturbed=perturbed)
-
-    return np.array([table(params) for params in models])
+    loss = output_loss_of(activation, parameterisation, dt)
+    return np.array(
+        [
+            perturbed_losses(
+                loss,
+                params,
+                betas,
+                key=key,
+                draws=draws,
+                perturbed=perturbed,
+                chunk=chunk,
+                data=(u, y),
+            )  # fmt: skip
+            for params in models
+        ]
+    )
 
 
 def fits_alike(

@@ -5,12 +5,11 @@ Li, ICLR 2024, Sec. 3.4, Figs 4, 7-8): the text of the checks of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TypedDict
 
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
-from lrnn_core.core.verdicts import row_status
+from lrnn_core.core.verdicts import Row, row_status
 from lrnn_core.wang_li_li.ctrnn import STABLE_PARAMETERISATIONS
 from lrnn_core.wang_li_li.reparam_checks import (
     SMOOTH,
@@ -26,7 +25,6 @@ from lrnn_core.wang_li_li.reparam_mnist import MnistStatus, MnistVerdicts, mean_
 from lrnn_core.wang_li_li.reparam_perturbation import separation_p_value
 
 __all__ = [
-    "RowArgs",
     "e0_report",
     "fig4_report",
     "fig4_row",
@@ -47,19 +45,6 @@ __all__ = [
     "verdicts_report",
     "window_report",
 ]
-
-
-class RowArgs(TypedDict, total=False):
-    """The keyword arguments of a claim-table row (``ClaimTable.add``) after the claim."""
-
-    paper: str
-    ours: str
-    holds: bool
-    status: str
-    error: float
-    baselines: dict[str, float]
-    margin: float
-    negative_control: str | None
 
 
 def fmt(x: float) -> str:
@@ -116,11 +101,12 @@ def fig4_report(check: Fig4Check, widths: Sequence[int], betas: np.ndarray, sets
     return "\n".join(lines)
 
 
-def fig4_row(check: Fig4Check, widths: Sequence[int], betas: np.ndarray, sets: int) -> RowArgs:
+def fig4_row(check: Fig4Check, widths: Sequence[int], betas: np.ndarray, sets: int) -> Row:
     """The claim-table row of WLL Fig. 4."""
     median_max = {p: fmt(np.median(g, axis=0).max()) for p, g in check.growth.items()}
     half = sets // 2
-    return RowArgs(
+    return Row(
+        claim="WLL Fig 4",
         paper="exp/softplus: E_m(β) bounded in m (qualitative)",
         ours=f"worst width / m=2 at β ≤ {betas[-1]:g}, median of {sets} sets: direct "
         f"up to {median_max['direct']}, "
@@ -176,10 +162,11 @@ def bias_report(check: BiasCheck, betas: np.ndarray, j_below: int, sets: int) ->
     )
 
 
-def fig7_row(check: Fig7Check, target_var: float, relu_above: bool, sets: int) -> RowArgs:
+def fig7_row(check: Fig7Check, target_var: float, relu_above: bool, sets: int) -> Row:
     """The claim-table row of WLL Fig. 7."""
     e0 = check.relu_e0
-    return RowArgs(
+    return Row(
+        claim="WLL Fig 7 (App. E)",
         paper="ReLU: direct unstable, softplus stable (qualitative)",
         ours="least-squares constructions, not trained as in the paper; our ReLU models "
         f"do not fit the target (E(0)/Var {fmt(e0.min() / target_var)}–"
@@ -205,12 +192,13 @@ def fig8_row(
     window: WindowCheck,
     betas: np.ndarray,
     sets: int,
-) -> RowArgs:
+) -> Row:
     """The claim-table row of WLL Fig. 8 ("weaker" at best: constructed, not trained)."""
     j = window.j_below - 1
     stable_at = [g[j] for g in bias.stable.values()]
     frozen_at = [g[j] for g in bias.frozen.values()]
-    return RowArgs(
+    return Row(
+        claim="WLL Fig 8 (App. E)",
         paper="hardtanh/tanh with stable reparam: bounded (qualitative)",
         ours="least-squares constructions, not trained; authors' protocol (β grid to "
         "1.024, 3 draws, running max, all parameters, bias included): at "
@@ -322,13 +310,14 @@ def mnist_rows(
     error: float,
     baselines: Mapping[str, float],
     margin: float,
-) -> tuple[RowArgs, RowArgs]:
+) -> tuple[Row, Row]:
     """The claim-table rows of WLL Fig. 9 and Table 1 (trained rows: ``error``,
     ``baselines``, ``margin``)."""
     runs = [p for p in per_seed if p != "untrained"]
     worst = f"worst test error {error:.3f} (margin {margin})"
     trained = dict(error=error, baselines=dict(baselines), margin=margin)
-    fig9 = RowArgs(
+    fig9 = Row(
+        claim="WLL Fig 9 (App. E)",
         paper="stable params' training loss falls faster (curves)",
         ours=f"mean training loss over the run, {len(per_seed['direct']['area'])} paired "
         f"seeds, vs direct: {verdict_summary(verdicts, 'area')} (t × se margin); "
@@ -340,7 +329,8 @@ def mnist_rows(
         negative_control=_control_text("mean training loss", status.fig9_control),
         **trained,
     )
-    table1 = RowArgs(
+    table1 = Row(
+        claim="WLL Table 1 (App. E)",
         paper="test loss / accuracy: "
         + ", ".join(f"{p} {v[0]} / {v[2]} %" for p, v in paper.items()),
         ours="test loss / accuracy: "

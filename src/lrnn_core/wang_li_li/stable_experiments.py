@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cache
 from typing import NamedTuple, TypeVar
 
 import jax
@@ -267,9 +267,15 @@ def random_target_data(
     return TargetData(x[..., None], y, x_val[..., None], y_val)
 
 
-@partial(jax.jit, static_argnames="activation")
-def _test_loss(params: CTRNN, x: Array, y: Array, activation: str) -> Array:
-    return time_weighted_mse(ctrnn_outputs(params, x, activation=activation), y)
+@cache
+def _test_loss_of(activation: str) -> Callable[[CTRNN, Array, Array], Array]:
+    """``(params, x, y) -> time_weighted_mse(ctrnn_outputs(params, x), y)``: one function object
+    per activation, so that the perturbed losses compile once per shape."""
+
+    def loss(params: CTRNN, x: Array, y: Array) -> Array:
+        return time_weighted_mse(ctrnn_outputs(params, x, activation=activation), y)
+
+    return loss
 
 
 def checkpoint_perturbation_errors(
@@ -296,13 +302,14 @@ def checkpoint_perturbation_errors(
         [
             [
                 perturbation_error(
-                    lambda p, r=r: _test_loss(p, x, y[r], activation),
+                    _test_loss_of(activation),
                     jax.tree.map(lambda a, r=r: a[r], res.params),
                     betas,
                     key=key,
                     draws=draws,
                     perturbed=perturbed,
                     running_max=True,
+                    data=(x, y[r]),
                 )
                 for res in picked
             ]

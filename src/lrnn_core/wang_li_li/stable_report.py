@@ -7,18 +7,17 @@ are its arguments."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
 from lrnn_core.core.memory import DecayFit
+from lrnn_core.core.verdicts import Row
 from lrnn_core.wang_li_li.fitting import WidthResult
 from lrnn_core.wang_li_li.stability_checks import EpochsGap, ModelMemory
 from lrnn_core.wang_li_li.stable_experiments import FilterResult, Sizes
 
 __all__ = [
-    "Row",
     "app_c_row",
     "contracting_line",
     "epochs_lines",
@@ -40,16 +39,6 @@ __all__ = [
 ]
 
 Errors = Mapping[str, Float[np.ndarray, "widths betas"]]
-
-
-class Row(NamedTuple):
-    """The keywords of a paper-vs-ours row (``ClaimTable.add(claim, **row._asdict())``)."""
-
-    paper: str
-    ours: str
-    holds: bool
-    status: str | None = None
-    negative_control: str | None = None
 
 
 def _es(values: ArrayLike) -> str:
@@ -80,6 +69,7 @@ def fig1_row(
     polynomial target's ``E_m(1e-3)`` at the narrowest and widest widths, and the control."""
     E_exp, E_pol = np.asarray(E_exp), np.asarray(E_pol)
     return Row(
+        claim="WLL Fig 1",
         paper="exp: E_m(0) → 0 and E_m(β) not growing in m; pol: E(β) discontinuous at β = 0",
         ours=f"exp: E_{widths[-1]}(0) = {E_exp[-1, 0]:.0e}, "
         f"max_m E_m(1e-3) = {E_exp[:, 1].max():.1e}; "
@@ -186,6 +176,7 @@ def fig2_row(
     )
     min_gap = control.min_gap
     return Row(
+        claim="WLL Fig 2",
         paper="pol target ~1000 epochs vs ~10 for exp; no perturbation stability",
         ours=f"epochs per width {tuple(widths)}: {epochs} (budget {budget}); "
         f"gap pol/exp {gap}, needs >= {min_gap:g}; "
@@ -288,6 +279,7 @@ def fig3_row(
     kept_rates = [fit.rate for fit, k in zip(fits, kept, strict=True) if k and fit] or [np.nan]
     predicted = [m.predicted for m in contracting]
     return Row(
+        claim="WLL Fig 3",
         paper="qualitative: stably approximated random targets have exponential memory",
         ours=f"model side (asserted): the memory of every contracting widest checkpoint "
         f"({len(contracting)} of {len(checks)}) decays at >= 0.9 x its predicted rate "
@@ -319,6 +311,7 @@ def app_c_row(
     """The App. C analogue's row: the growth at grid unit 0.1 on its own rate and a slower one,
     and the faster control target's growth."""
     return Row(
+        claim="WLL App. C",
         paper="a rescaling that stabilises one target fails on a slower one "
         "(analytic example, formulas lost)",
         ours=f"numerical analogue, E_{widths[-1]}/E_{widths[0]} at β = 1e-3 with "
@@ -333,6 +326,7 @@ def app_c_row(
 def thm39_row(fig1: bool, fig2: bool, fig3_status: str, holds: bool, status: str) -> Row:
     """Thm 3.9's row: the verdicts of its numerical companions, Figs 1-3."""
     return Row(
+        claim="WLL Thm 3.9 (main result)",
         paper="statement only",
         ours="stated with its assumptions (formulas reconstructed); numerical companions: "
         f"Fig 1 (linear case) {'holds' if fig1 else 'does not hold'}, "
@@ -348,6 +342,7 @@ def thm39_row(fig1: bool, fig2: bool, fig3_status: str, holds: bool, status: str
 def fig12_row(holds: bool) -> Row:
     """Fig. 12's row (App. I.2), not reproduced: why."""
     return Row(
+        claim="WLL Fig 12 (App. I.2)",
         paper="transformer targets (non-decaying memory) cannot be stably "
         "approximated by tanh RNNs within 1000 epochs",
         ours="not reproduced: the authors' generator attends over the batch axis (no "

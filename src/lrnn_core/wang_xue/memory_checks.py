@@ -1,7 +1,7 @@
 """The claim checks of the exponential-memory chapter (Wang & Xue, NeurIPS 2023, Thm. 3.13,
 Figs 5-6, App. A, Table 1) on the memories of :mod:`lrnn_core.wang_xue.memory_experiments`, each
 applied to the chapter's negative control as well, with the lines the chapter prints and its
-paper-versus-ours rows (:class:`Row`). The checks themselves are those of
+paper-versus-ours rows (:class:`~lrnn_core.core.verdicts.Row`). The checks themselves are those of
 :mod:`lrnn_core.wang_xue.claims`:
 
 * **Fig. 5**: :func:`~lrnn_core.wang_xue.claims.decays_at_rate`, the fitted decay rate of the
@@ -28,6 +28,7 @@ from jaxtyping import ArrayLike, Float
 
 from lrnn_core.core.memory import DecayFit, fit_decay
 from lrnn_core.core.validate import as_float64, check_shape, positive_number
+from lrnn_core.core.verdicts import Row
 from lrnn_core.wang_xue.claims import (
     BoundCheck,
     decays_at_rate,
@@ -51,7 +52,6 @@ __all__ = [
     "Fig5Checks",
     "Fig6Checks",
     "PAPER_PATTERN",
-    "Row",
     "Table1Checks",
     "appa_checks",
     "fig5_checks",
@@ -63,16 +63,6 @@ __all__ = [
 #: The Fig. 6 tail window and the window that describes the beginning (``1 / dt`` steps).
 S4_TAIL, S4_EARLY = (600.0, 1200.0), (0.0, 50.0)
 POWER_LAW = "power law (1+0.1k)^-1.1"
-
-
-class Row(NamedTuple):
-    """The keywords of a paper-vs-ours row (``ClaimTable.add(claim, **row._asdict())``)."""
-
-    paper: str
-    ours: str
-    holds: bool
-    status: str | None = None
-    negative_control: str | None = None
 
 
 def _range(values: Sequence[float]) -> str:
@@ -130,6 +120,7 @@ class Fig5Checks(NamedTuple):
     def row(self) -> Row:
         """The Fig. 5 row."""
         return Row(
+            claim="Wang-Xue Fig 5",
             paper="random RNNs and naive stacked SSMs have exponentially decaying memory "
             "(qualitative)",
             ours=f"fitted / theory decay rate: {len(self.rnns)} RNNs "
@@ -152,6 +143,7 @@ class Fig5Checks(NamedTuple):
     def thm_row(self) -> Row:
         """The Thm. 3.13 row."""
         return Row(
+            claim="Wang-Xue Thm 3.13 (check)",
             paper="memory ≤ c e^{-βt} for stable stacks with Lipschitz activations",
             ours=f"every one of {len(self.bounds)} random stacks (depths 1–4) below the proof's "
             f"induction bound at every step: max m_k / bound_k = "
@@ -232,6 +224,7 @@ class Fig6Checks(NamedTuple):
         """The Fig. 6 row."""
         tail, early, control = self.fit_tail, self.fit_early, self.control_fit
         return Row(
+            claim="Wang-Xue Fig 6",
             paper="a manually constructed S4 still has asymptotically exponential memory "
             "(qualitative)",
             ours=f"bilinear HiPPO-LegS, N={self.N}, Δt={self.dt}: tail rate {tail.rate:.5f} vs "
@@ -301,6 +294,7 @@ class AppAChecks(NamedTuple):
     def row(self) -> Row:
         """The App. A row."""
         return Row(
+            claim="Wang-Xue App. A (check)",
             paper="two-layer linear memory (e^{-at} − e^{-bt})/(b − a) → t e^{-at} (eq. 38 lost)",
             ours="probe = discrete closed form to "
             f"{max(self.disc_errs):.0e}; within Δt of (38) "
@@ -401,6 +395,7 @@ class Table1Checks(NamedTuple):
     def row(self) -> Row:
         """The Table 1 row (weaker: one attention head without position only)."""
         return Row(
+            claim="Wang-Xue Table 1",
             paper="memory pattern: RNN exponential decay, TCN low rank, Transformer no "
             "restriction (words; other entries lost)",
             ours="measured (ours): "

@@ -41,6 +41,7 @@ __all__ = [
     "ExplorerMemory",
     "RNNMemory",
     "S4Memory",
+    "Sizes",
     "StackMemory",
     "Table1Memories",
     "TwoLayerProbe",
@@ -56,6 +57,18 @@ __all__ = [
 
 #: The tail window of a random tanh RNN's memory (it reaches round-off sooner than a stack's).
 RNN_WINDOW = (5.0, 40.0)
+
+
+class Sizes(NamedTuple):
+    """The sizes of the exponential-memory chapter's probes at one scale (Figs. 5-6, Table 1)."""
+
+    n_stacks: int  # Thm. 3.13 / Fig. 5: random stacks (depths 1-4 in turn)
+    width: int  # ... their width
+    n_rnn: int  # Fig. 5: random tanh RNNs
+    T: int  # Fig. 5: probe length (steps) for stacks and RNNs
+    s4_N: int  # Fig. 6: HiPPO state size N
+    s4_T: int  # Fig. 6: probe length (steps)
+    attn_T: int  # Table 1: probe length (steps) for attention
 
 
 def stack_window(slow: float, T: int) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 """The claim checks of the universality chapter (Wang & Xue, NeurIPS 2023, Sec. 3), the rows of
-its paper-vs-ours table (:class:`Row`, ``ClaimTable.add(claim, **row._asdict())``) and the lines
-it prints. Every rule was fixed before the results:
+its paper-vs-ours table (:class:`~lrnn_core.core.verdicts.Row`, ``ClaimTable.add(**row)``) and
+the lines it prints. Every rule was fixed before the results:
 
 * Fig. 1: a stack is *non-linear* when its superposition gap is above :data:`NONLINEAR_GAP`
   (:func:`nonlinear`).
@@ -20,13 +20,12 @@ it prints. Every rule was fixed before the results:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
 from lrnn_core.core.validate import as_float64, real_number
-from lrnn_core.core.verdicts import beats, times_below
+from lrnn_core.core.verdicts import Row, beats, times_below
 from lrnn_core.wang_xue.claims import best_converged
 from lrnn_core.wang_xue.tokenwise import TokenwiseRun
 from lrnn_core.wang_xue.universality_experiments import FixedRateFit, FreeRateModes
@@ -36,7 +35,6 @@ __all__ = [
     "NONLINEAR_GAP",
     "PRONY_TOL",
     "SLOW_FACTOR",
-    "Row",
     "best_nmse",
     "converges_slowly",
     "fig1_row",
@@ -74,18 +72,6 @@ MAX_LENGTH_RATIO = 2.0
 Grid = Mapping[tuple[str, int, int], Mapping[str, float | np.ndarray]]
 
 
-class Row(NamedTuple):
-    """The keywords of a paper-vs-ours row (``ClaimTable.add(claim, **row._asdict())``)."""
-
-    paper: str
-    ours: str
-    holds: bool
-    error: float | None = None
-    baselines: Mapping[str, float] | None = None
-    margin: float | None = None
-    negative_control: str | None = None
-
-
 def nonlinear(gap: float) -> bool:
     """Fig. 1: the superposition gap is above :data:`NONLINEAR_GAP`."""
     return bool(real_number("gap", gap, low=0.0) > NONLINEAR_GAP)
@@ -94,6 +80,7 @@ def nonlinear(gap: float) -> bool:
 def fig1_row(gap_tanh: float, gap_identity: float) -> Row:
     """Fig. 1: the tanh stack is non-linear; the identity stack, the control, is not."""
     return Row(
+        claim="Wang-Xue Fig 1",
         paper="diagram: linear recurrences with a layer-wise non-linearity",
         ours=f"redrawn; the stack with tanh is non-linear (superposition gap "
         f"{gap_tanh:.2f} > 0.01)",
@@ -127,6 +114,7 @@ def fig2_row(run: TokenwiseRun, margin: float) -> Row:
     """Fig. 2 (Prop. 3.1): the best converged fit beats the baselines by ``margin``."""
     best, any_converged = best_converged(run.err, run.converged)
     return Row(
+        claim="Wang-Xue Fig 2",
         paper="diagram; Prop. 3.1: two token-wise layers approximate any element-wise f",
         ours="sin(πu), converged Levenberg–Marquardt fits: test MSE "
         + ", ".join(f"N={w}: {e:.0e}" for w, e in run.err.items()),
@@ -185,6 +173,7 @@ def prop32_row(
     e_exp, e_te, e_pol = _prop32_errors(errors)
     n16 = list(widths).index(16)
     return Row(
+        claim="Wang-Xue Prop 3.2 (check)",
         paper="statement only: a single SSM layer approximates any temporal convolution",
         ours=f"sup error at N=16: exp {e_exp[n16]:.0e}, t·exp {e_te[n16]:.0e}, "
         f"poly {e_pol[n16]:.0e} (poly N=32: {e_pol[-1]:.0e})",
@@ -236,6 +225,7 @@ def fig3_row(fixed: Sequence[FixedRateFit], free: Mapping[int, FreeRateModes]) -
     """Fig. 3 (Remark 3.7): ``N = L`` fixed-rate and ``L / 2`` free-rate modes; the control, a
     two-exponential kernel, needs two at every ``L``."""
     return Row(
+        claim="Wang-Xue Fig 3",
         paper="diagram: five-layer construction, width growing linearly with L",
         ours="redrawn; a generic length-L kernel needs N = L fixed-rate exponentials "
         f"(N=L-1 error ≥ {min(f.short_error for f in fixed):.0e}) and L/2 free-rate ones "
@@ -317,6 +307,7 @@ def fig4_row(
     hard = min(best, key=lambda n: times_below(best[n], baselines[n]))
     ratio = length_ratio(grid)
     return Row(
+        claim="Wang-Xue Fig 4",
         paper="diagram: Volterra construction, width independent of sequence length",
         ours="redrawn; k2 of rank ≤ 2 at L = 16 and 256; book's trained stacks: best NMSE "
         + ", ".join(f"{n} {v:.3f}" for n, v in best.items())

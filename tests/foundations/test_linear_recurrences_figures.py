@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from lrnn_core.bookkit import linear_recurrences_figures as figures  # noqa: E402
+from lrnn_core.foundations import linear_recurrences_figures as figures  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

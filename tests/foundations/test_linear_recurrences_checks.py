@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from lrnn_core.bookkit.linear_recurrences_checks import dense_recurrence, half_life
+from lrnn_core.foundations.linear_recurrences_checks import dense_recurrence, half_life
 
 
 def test_dense_recurrence_runs_x_k_from_zero():
