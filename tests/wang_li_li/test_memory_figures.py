@@ -20,8 +20,8 @@ from lrnn_core.wang_li_li.memory_figures import (
     targets_figure,
 )
 
-T = 12
-M = 0.5 ** np.arange(T)
+L = 12
+M = 0.5 ** np.arange(L)
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +33,7 @@ def _close(monkeypatch):
 
 
 def test_targets_figure_hides_round_off_and_names_the_scale():
-    t = 0.1 * np.arange(T)
+    t = 0.1 * np.arange(L)
     memory = M.copy()
     memory[-1] = 1e-16  # below round-off: not drawn
     fig = targets_figure(t, {"exp": M}, {"exp": memory}, dt=0.1, scale="ci")
@@ -44,7 +44,7 @@ def test_targets_figure_hides_round_off_and_names_the_scale():
     np.testing.assert_array_equal(dashed.get_ydata()[:-1], memory[1:-1])
     assert np.isnan(dashed.get_ydata()[-1])
     assert ax.get_yscale() == "log" and fig.axes[1].get_xscale() == "log"
-    assert "T = 12" in fig._suptitle.get_text() and "scale: ci" in fig._suptitle.get_text()
+    assert "L = 12" in fig._suptitle.get_text() and "scale: ci" in fig._suptitle.get_text()
 
 
 def test_probe_family_figure_draws_rho_the_probe_and_the_tail_fit():
@@ -56,14 +56,14 @@ def test_probe_family_figure_draws_rho_the_probe_and_the_tail_fit():
     np.testing.assert_allclose(ax.lines[1].get_ydata(), rho["exp", 0.2][1:])
     np.testing.assert_allclose(ax.lines[2].get_ydata(), np.exp(-0.2 * t), rtol=1e-9)
     assert ax.get_xscale() == ax.get_yscale() == "log"
-    assert "dt = 0.5, T = 30 steps (scale: book" in fig._suptitle.get_text()
+    assert "dt = 0.5, L = 30 steps (scale: book" in fig._suptitle.get_text()
 
 
 def test_random_rnn_figure_normalises_each_memory():
     rnns = RNNSample(
         gains=(1.0, 8.0),
         params=[],
-        memory=[2 * M, np.ones(T)],
+        memory=[2 * M, np.ones(L)],
         ratio=np.array([1e-9, 1.0]),
         radius=np.array([0.5, 2.0]),
         norm2=np.array([0.6, 3.0]),
@@ -73,7 +73,7 @@ def test_random_rnn_figure_normalises_each_memory():
     offsets = fig.axes[1].collections[0].get_offsets()
     np.testing.assert_allclose(offsets, [[0.5, 1e-9], [2.0, 1.0]])
     assert fig.axes[1].get_xscale() == "log"
-    assert fig._suptitle.get_text() == "2 random tanh RNNs, m = 16, T = 12 (scale: ci)"
+    assert fig._suptitle.get_text() == "2 random tanh RNNs, m = 16, L = 12 (scale: ci)"
 
 
 def test_lru_and_paired_figures_draw_the_memories():
@@ -96,11 +96,11 @@ def test_lru_and_paired_figures_draw_the_memories():
 
 def test_sentiment_figure_draws_memories_and_scores():
     memory = {(s, w): M[:-1] * s for s in (1, 2) for w in ("good", "ha")}
-    scores = {"good": np.linspace(0.5, 1.0, T)}
+    scores = {"good": np.linspace(0.5, 1.0, L)}
     fig = sentiment_figure(memory, scores, (2.0, 8.0), scale="ci")
     left, right = fig.axes
     np.testing.assert_allclose(left.lines[3].get_ydata(), 2 * M[:-1])
-    np.testing.assert_array_equal(left.lines[0].get_xdata(), np.arange(1, T))
+    np.testing.assert_array_equal(left.lines[0].get_xdata(), np.arange(1, L))
     np.testing.assert_allclose(right.lines[0].get_ydata(), scores["good"])
     assert left.get_yscale() == "log" and left.get_title().endswith("2 seeds")
     assert right.get_title() == "the scores themselves, seed 1"

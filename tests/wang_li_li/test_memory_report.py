@@ -21,8 +21,8 @@ from lrnn_core.wang_li_li.memory_report import (
 )
 from lrnn_core.wang_li_li.sentiment import FixedPoint
 
-T = 20
-FLAT = np.ones(T)  # a memory that never decays
+L = 20
+FLAT = np.ones(L)  # a memory that never decays
 
 
 def sample() -> RNNSample:
@@ -31,7 +31,7 @@ def sample() -> RNNSample:
     return RNNSample(
         gains=(1.0, 2.0, 1.0, 2.0),
         params=[],
-        memory=[np.ones(T)] * 4,
+        memory=[np.ones(L)] * 4,
         ratio=np.array([1e-9, 0.5, 1e-8, 1e-4]),
         radius=np.array([0.5, 1.5, 0.8, 1.2]),
         norm2=np.array([0.7, 2.0, 0.9, 1.3]),
@@ -46,7 +46,7 @@ def test_exponents_and_sample_text():
     text = exponents_text({"exp": [1.0, 0.99999]}, {"exp": [(1.0, 6.0), (6.0, 12.0)]})
     assert text == "rho_exp: fitted exponent on windows [(1.0, 6.0), (6.0, 12.0)]: 1.0000, 1.0000"
     assert sample_text(sample()) == (
-        "4 random tanh RNNs (m = 16, T = 20): 2 decaying, 1 non-decaying, 1 unclassified\n"
+        "4 random tanh RNNs (m = 16, L = 20): 2 decaying, 1 non-decaying, 1 unclassified\n"
         "  gain 1: spectral radius 0.50-0.80, 2 decaying, 0 non-decaying\n"
         "  gain 2: spectral radius 1.20-1.50, 0 decaying, 1 non-decaying"
     )
@@ -67,7 +67,7 @@ def test_fig11_row_and_authors_text():
 
 
 def lru_rows() -> list[LRUMemory]:
-    m = 0.5 ** np.arange(T)
+    m = 0.5 ** np.arange(L)
     return [
         LRUMemory(3, "LRU", 0.69, fit(0.7, 0.999), fit(0.7), m, m),
         LRUMemory(3, "LRU + MLP", 0.5, fit(0.6), fit(0.5), m, 2 * m),
@@ -82,7 +82,7 @@ def test_lru_text():
 
 
 def test_fig10_evidence_text_and_row():
-    m = 0.1 ** np.arange(T)  # tail ratio 1e-18: decaying
+    m = 0.1 ** np.arange(L)  # tail ratio 1e-18: decaying
     pairs = [PairedMemory(fit(0.6), fit(0.5), m, m), PairedMemory(fit(0.4), fit(0.5), m, FLAT)]
     impulse_ratio = np.array([1e-9, 1e-9, 1e-8, 1e-4])  # RNN 1 disagrees (0.5 vs 1e-9)
     ev = fig10_evidence(pairs, lru_rows(), sample(), impulse_ratio)

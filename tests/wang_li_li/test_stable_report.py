@@ -46,7 +46,7 @@ def test_linear_fit_lines_and_fig1_row():
 
 def test_fig2_lines_and_row():
     assert report.fig2_protocol(SIZES, 100, "ci").startswith(
-        "Fig 2 protocol (ci): widths (8, 16), T=100, train/validation/test = 512/256/256, "
+        "Fig 2 protocol (ci): widths (8, 16), L=100, train/validation/test = 512/256/256, "
         "at most 20 epochs of 4 steps per width"
     )
     runs = {"tanh": [_width(8, [2, 5], [100, 100], [0.5, 0.25]),
@@ -93,7 +93,7 @@ def test_fig2_lines_and_row():
 
 def test_fig3_lines_and_row():
     assert report.fig3_protocol(SIZES, 100, "ci", 0.01) == (
-        "Fig 3 (ci): 4 random tanh targets (width 16), widths (8, 16), T=100, train/validation "
+        "Fig 3 (ci): 4 random tanh targets (width 16), widths (8, 16), L=100, train/validation "
         "512/256, at most 20 epochs per width, stability radius >= 0.01"
     )
     f = FilterResult(

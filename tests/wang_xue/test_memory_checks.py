@@ -22,13 +22,13 @@ from lrnn_core.wang_xue.memory_experiments import (
 )
 from lrnn_core.wang_xue.two_layer import two_layer_memory
 
-T = 500
-K = np.arange(T, dtype=float)
+L = 500
+K = np.arange(L, dtype=float)
 
 
 def _stack(r, depth=1):
     slow = -np.log(r)
-    return StackMemory(depth, r**K, stack_window(slow, T), 2 * r**K, slow)
+    return StackMemory(depth, r**K, stack_window(slow, L), 2 * r**K, slow)
 
 
 def test_steps_to_counts_from_the_peak():
@@ -117,7 +117,7 @@ def _table1(rnn_r=0.8, ssm_r=0.9, tcn=(1.0, 1.0, 1.0, 1.0)):
     att = 1 / (1 + np.arange(400.0))
     return Table1Memories(
         rnn=rnn_r**K, rnn_rate=-np.log(rnn_r), ssm=ssm_r**K, ssm_rate=-np.log(ssm_r),
-        ssm_window=stack_window(-np.log(ssm_r), T), tcn=np.r_[tcn, np.zeros(T - len(tcn))],
+        ssm_window=stack_window(-np.log(ssm_r), L), tcn=np.r_[tcn, np.zeros(L - len(tcn))],
         R=4, attention=att, attention_closed=att.copy(),
     )  # fmt: skip
 

@@ -22,14 +22,14 @@ from lrnn_core.wang_xue.memory_experiments import (
 
 # One probe length, width and radius for every stack (those of test_claims): each model
 # structure is compiled once in the suite.
-T, WIDTH = 300, 4
+L, WIDTH = 300, 4
 
 
-def _numpy_rnn_memory(p, T):
+def _numpy_rnn_memory(p, L):
     """|y_k - y_{k-1}| of x_k = tanh(W x_{k-1} + B + b), y = C x + d, minus the zero input."""
     W, B, b, C = (np.asarray(v, float) for v in (p.W, p.B, p.b, p.C))
     x, x0, y = np.zeros(len(B)), np.zeros(len(B)), []
-    for _ in range(T):
+    for _ in range(L):
         x, x0 = np.tanh(W @ x + B + b), np.tanh(W @ x0 + b)
         y.append(C @ (x - x0))
     return np.abs(np.diff(y, prepend=0.0))
@@ -45,14 +45,14 @@ def test_stack_window_is_the_half_decade_above_1e_minus_10_capped_at_T():
 
 def test_stack_memories_cycle_depths_and_carry_each_stacks_bound_and_rate():
     with jax.enable_x64(True):
-        got = stack_memories([3, 4, 5], WIDTH, T, depths=(1, 2), r_max=0.9)
+        got = stack_memories([3, 4, 5], WIDTH, L, depths=(1, 2), r_max=0.9)
         model = random_stack(4, WIDTH, 2, r_max=0.9)
         lam = max(float(np.max(np.asarray(layer.eigenvalues()))) for layer in model.layers)
-        bound = stack_memory_bound(model, T)
+        bound = stack_memory_bound(model, L)
     assert [s.depth for s in got] == [1, 2, 1]
     assert got[1].slow == pytest.approx(-np.log(lam), rel=1e-12)
     np.testing.assert_allclose(got[1].bound, bound, rtol=1e-12)
-    assert got[1].window == stack_window(got[1].slow, T)
+    assert got[1].window == stack_window(got[1].slow, L)
     assert np.all(got[1].m <= got[1].bound * (1 + 1e-9))  # Thm. 3.13 on the probe
     assert got[1].m[0] > 0
 
@@ -60,18 +60,18 @@ def test_stack_memories_cycle_depths_and_carry_each_stacks_bound_and_rate():
 def test_rnn_memories_match_a_numpy_loop_and_the_linearised_rate():
     key = jax.random.key(7)
     with jax.enable_x64(True):
-        (got,) = rnn_memories([key], T, N=4)
+        (got,) = rnn_memories([key], L, N=4)
         p = random_tanh_rnn(key, 4)
-    np.testing.assert_allclose(got.m, _numpy_rnn_memory(p, T), rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(got.m, _numpy_rnn_memory(p, L), rtol=1e-9, atol=1e-15)
     assert got.rate == tanh_rnn_rate(p.W, p.B, p.b)
     assert RNN_WINDOW == (5.0, 40.0)
 
 
 def test_s4_memory_rate_is_the_first_bilinear_eigenvalue_and_m_is_the_step_response():
-    N, dt, T = 3, 0.1, 40
-    got = s4_memory(N, dt, T, np.random.default_rng(5))
+    N, dt, L = 3, 0.1, 40
+    got = s4_memory(N, dt, L, np.random.default_rng(5))
     assert got.rate == pytest.approx(-np.log((1 - dt / 2) / (1 + dt / 2)), rel=1e-12)
-    np.testing.assert_array_equal(got.t, np.arange(T, dtype=float))
+    np.testing.assert_array_equal(got.t, np.arange(L, dtype=float))
     # the step response of the bilinear system, written out: lower-triangular LegS A
     q = np.sqrt(2 * np.arange(N) + 1.0)
     A = -(np.tril(np.outer(q, q), -1) + np.diag(np.arange(1.0, N + 1)))
@@ -79,7 +79,7 @@ def test_s4_memory_rate_is_the_first_bilinear_eigenvalue_and_m_is_the_step_respo
     A_bar, B_bar = left @ (np.eye(N) + dt / 2 * A), left @ (dt * q)
     C = np.random.default_rng(5).standard_normal(N) / np.sqrt(N)
     x, y = np.zeros(N), []
-    for _ in range(T):
+    for _ in range(L):
         x = A_bar @ x + B_bar
         y.append(C @ x)
     np.testing.assert_allclose(got.m, np.abs(np.diff(y, prepend=0.0)), rtol=1e-10)
@@ -87,11 +87,11 @@ def test_s4_memory_rate_is_the_first_bilinear_eigenvalue_and_m_is_the_step_respo
 
 @pytest.mark.parametrize("gap", [0.5, 0.0])
 def test_two_layer_probe_is_the_discrete_sum_and_within_dt_of_38(gap):
-    a, dt, T = 0.5, 0.1, 60
+    a, dt, L = 0.5, 0.1, 60
     with jax.enable_x64(True):
-        got = two_layer_probe(a, gap, dt, T)
+        got = two_layer_probe(a, gap, dt, L)
     p, q = np.exp(-a * dt), np.exp(-(a + gap) * dt)
-    k = np.arange(T)
+    k = np.arange(L)
     expected = dt * np.array([sum(p**j * q ** (n - j) for j in range(n + 1)) for n in k])
     np.testing.assert_allclose(got.m, expected, rtol=1e-10)
     assert got.gap == gap and got.disc_err < 1e-10
@@ -105,22 +105,22 @@ def test_table1_memories_tcn_support_attention_closed_form_and_rates():
         ssm = random_stack(2, WIDTH, 2, r_max=0.9)
         tcn = random_tcn(np.random.default_rng(3), channels=2, depth=2)
         attention = random_attention(np.random.default_rng(4), d=3)
-        probes = table1_memories(rnn, ssm, tcn, attention, T=T, attn_T=20)
+        probes = table1_memories(rnn, ssm, tcn, attention, L=L, attn_L=20)
     assert probes.R == 4
     assert np.all(probes.tcn[4:] == 0) and probes.tcn[3] > 0
     np.testing.assert_allclose(probes.attention, probes.attention_closed, rtol=1e-9)
     assert probes.rnn_rate == tanh_rnn_rate(rnn.W, rnn.B, rnn.b, x=0.0)
-    assert probes.ssm_window == stack_window(probes.ssm_rate, T)
-    assert probes.rnn.shape == probes.ssm.shape == (T,) and probes.attention.shape == (20,)
+    assert probes.ssm_window == stack_window(probes.ssm_rate, L)
+    assert probes.rnn.shape == probes.ssm.shape == (L,) and probes.attention.shape == (20,)
 
 
 def test_explorer_memories_key_every_combination_with_its_tail_fit():
     with jax.enable_x64(True):
         got = explorer_memories(
-            0, T, depths=(1,), widths=(WIDTH,), activations=("tanh", "identity"), r_max=0.9
+            0, L, depths=(1,), widths=(WIDTH,), activations=("tanh", "identity"), r_max=0.9
         )
     assert set(got) == {(1, WIDTH, "tanh"), (1, WIDTH, "identity")}
     m, fit, slow = got[1, WIDTH, "identity"]
-    t = np.arange(T, dtype=float)
-    assert fit == fit_decay(m, t, tail=stack_window(slow, T))
+    t = np.arange(L, dtype=float)
+    assert fit == fit_decay(m, t, tail=stack_window(slow, L))
     assert fit.rate == pytest.approx(slow, rel=0.1)  # a linear layer's tail: its slowest mode

@@ -10,12 +10,12 @@ pre-rendered frames).
 
 Example::
 
-    def plot(lam, T):
+    def plot(lam, L):
         fig, ax = plt.subplots(figsize=(5, 3))
-        ax.plot(lam ** np.arange(T))
+        ax.plot(lam ** np.arange(L))
         return fig
 
-    explore(plot, {"lam": [0.5, 0.9, 0.99], "T": [10, 50]}, description="Powers of lambda")
+    explore(plot, {"lam": [0.5, 0.9, 0.99], "L": [10, 50]}, description="Powers of lambda")
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class Explorer(widgets.VBox):
         self.grid = dict(grid)
 
     def frame(self, **params: object) -> widgets.Image:
-        """The image shown when each slider is at the given value, e.g. ``frame(lam=0.9, T=50)``."""
+        """The image shown when each slider is at the given value, e.g. ``frame(lam=0.9, L=50)``."""
         if set(params) != set(self.grid):
             raise ValueError(f"frame needs the parameters {list(self.grid)}, got {list(params)}")
         node: widgets.Widget = self.stacks[0][0]

@@ -73,10 +73,10 @@ Model = Callable[[Array], ArrayLike]
 class Sizes(NamedTuple):
     """The sizes of the memory-functions chapter's probes at one scale (lengths in steps)."""
 
-    T_long: int  # the target kernels' figure: steps of dt = 0.1
-    T_rnn: int  # random tanh RNNs (WLL Fig. 11): steps
+    L_long: int  # the target kernels' figure: steps of dt = 0.1
+    L_rnn: int  # random tanh RNNs (WLL Fig. 11): steps
     n_rnn: int  # random tanh RNNs: how many (the paper does not say)
-    T_lru: int  # LRU family: steps
+    L_lru: int  # LRU family: steps
     n_lru_seeds: int  # LRU family: initialisations
     lstm_seeds: tuple[int, ...]  # substitute for WLL Fig. 5: LSTM training seeds
     lstm_steps: int  # ... and their Adam steps

@@ -56,7 +56,7 @@ def targets_figure(
         ax.set_title(f"{xscale} time axis")
     axes[0].legend(fontsize=8)
     fig.suptitle(
-        f"Memory of the two target functionals, dt = {dt}, T = {len(t)}; "
+        f"Memory of the two target functionals, dt = {dt}, L = {len(t)}; "
         f"values below round-off (1e-14) not drawn (scale: {scale})"
     )
     fig.tight_layout()
@@ -92,7 +92,7 @@ def probe_family_figure(
         ax.set_title(f"target {label}")
         ax.legend(fontsize=7, loc="lower left")
     dt = t[1] - t[0]
-    fig.suptitle(f"dt = {dt:g}, T = {len(t)} steps (scale: {scale}, same at every scale)")
+    fig.suptitle(f"dt = {dt:g}, L = {len(t)} steps (scale: {scale}, same at every scale)")
     fig.tight_layout()
     return fig
 
@@ -103,9 +103,9 @@ def random_rnn_figure(rnns: RNNSample, *, scale: str) -> Figure:
     radius of ``W``."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6))
     colour = np.where(rnns.decaying, "tab:blue", np.where(rnns.persistent, "tab:red", "tab:gray"))
-    T = len(rnns.memory[0])
+    L = len(rnns.memory[0])
     for m, c in zip(rnns.memory, colour, strict=True):
-        ax1.plot(np.arange(1, T), (m / m.max())[1:], color=c, lw=0.8, alpha=0.8)
+        ax1.plot(np.arange(1, L), (m / m.max())[1:], color=c, lw=0.8, alpha=0.8)
     ax1.plot([], [], color="tab:blue", label="decaying")
     ax1.plot([], [], color="tab:red", label="non-decaying")
     ax1.set(xscale="log", yscale="log", ylim=(1e-14, 2), xlabel="step k")
@@ -116,7 +116,7 @@ def random_rnn_figure(rnns: RNNSample, *, scale: str) -> Figure:
     ax2.set(xscale="log", yscale="log", xlabel="spectral radius of W")
     ax2.set(ylabel="tail ratio (last 10%)", title="memory left at the end of the horizon")
     ax2.xaxis.set_minor_formatter(plt.NullFormatter())
-    fig.suptitle(f"{len(rnns.memory)} random tanh RNNs, m = 16, T = {T} (scale: {scale})")
+    fig.suptitle(f"{len(rnns.memory)} random tanh RNNs, m = 16, L = {L} (scale: {scale})")
     fig.tight_layout()
     return fig
 

@@ -56,7 +56,7 @@ def sample_text(rnns: RNNSample) -> str:
     the spectral radius of ``W`` at each gain."""
     n, dec, per = len(rnns.memory), rnns.decaying, rnns.persistent
     lines = [
-        f"{n} random tanh RNNs (m = 16, T = {len(rnns.memory[0])}): {dec.sum()} decaying, "
+        f"{n} random tanh RNNs (m = 16, L = {len(rnns.memory[0])}): {dec.sum()} decaying, "
         f"{per.sum()} non-decaying, {n - dec.sum() - per.sum()} unclassified"
     ]
     for g in dict.fromkeys(rnns.gains):

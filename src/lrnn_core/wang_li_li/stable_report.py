@@ -85,7 +85,7 @@ def fig1_row(
 def fig2_protocol(sizes: Sizes, L: int, scale: str) -> str:
     """The sizes of Fig. 2's protocol at this scale, against the paper's."""
     return (
-        f"Fig 2 protocol ({scale}): widths {sizes.widths_nl}, T={L}, "
+        f"Fig 2 protocol ({scale}): widths {sizes.widths_nl}, L={L}, "
         f"train/validation/test = {sizes.n_train}/{sizes.n_val}/{sizes.n_val}, "
         f"at most {sizes.max_epochs} epochs of {sizes.n_train // 128} steps per width, "
         "batch 128, Adam 0.005, "
@@ -192,7 +192,7 @@ def fig3_protocol(sizes: Sizes, L: int, scale: str, margin: float) -> str:
     """The sizes of Fig. 3's filter at this scale."""
     return (
         f"Fig 3 ({scale}): {len(sizes.scales_fig3) * sizes.seeds_fig3} random tanh targets "
-        f"(width 16), widths {sizes.widths_nl}, T={L}, train/validation "
+        f"(width 16), widths {sizes.widths_nl}, L={L}, train/validation "
         f"{sizes.n_train}/{sizes.n_val}, at most {sizes.max_epochs} epochs per width, "
         f"stability radius >= {margin:g}"
     )

@@ -65,16 +65,16 @@ class Sizes(NamedTuple):
     n_stacks: int  # Thm. 3.13 / Fig. 5: random stacks (depths 1-4 in turn)
     width: int  # ... their width
     n_rnn: int  # Fig. 5: random tanh RNNs
-    T: int  # Fig. 5: probe length (steps) for stacks and RNNs
+    L: int  # Fig. 5: probe length (steps) for stacks and RNNs
     s4_N: int  # Fig. 6: HiPPO state size N
-    s4_T: int  # Fig. 6: probe length (steps)
-    attn_T: int  # Table 1: probe length (steps) for attention
+    s4_L: int  # Fig. 6: probe length (steps)
+    attn_L: int  # Table 1: probe length (steps) for attention
 
 
-def stack_window(slow: float, T: int) -> tuple[float, float]:
-    """``[k/2, k]`` with ``e^{-slow k} = 1e-10`` (capped at ``T - 1``): the tail of a memory that
+def stack_window(slow: float, L: int) -> tuple[float, float]:
+    """``[k/2, k]`` with ``e^{-slow k} = 1e-10`` (capped at ``L - 1``): the tail of a memory that
     decays at ``slow`` per step, above round-off."""
-    k = min(T - 1.0, np.log(1e10) / positive_number("slow", slow))
+    k = min(L - 1.0, np.log(1e10) / positive_number("slow", slow))
     return (k / 2, k)
 
 
@@ -106,11 +106,11 @@ class StackMemory(NamedTuple):
 
 
 def stack_memories(
-    seeds: Sequence[int], width: int, T: int, *, depths: Sequence[int], r_max: float = 0.95
+    seeds: Sequence[int], width: int, L: int, *, depths: Sequence[int], r_max: float = 0.95
 ) -> list[StackMemory]:
     """One :func:`random_stack` (tanh) per seed, the ``i``-th of depth ``depths[i % len(depths)]``,
-    probed over ``T`` steps, with its :func:`~lrnn_core.wang_xue.claims.stack_memory_bound`."""
-    T = positive_int("T", T)
+    probed over ``L`` steps, with its :func:`~lrnn_core.wang_xue.claims.stack_memory_bound`."""
+    L = positive_int("L", L)
     out = []
     for i, seed in enumerate(seeds):
         depth = depths[i % len(depths)]
@@ -119,9 +119,9 @@ def stack_memories(
         out.append(
             StackMemory(
                 depth=depth,
-                m=heaviside_memory(_scalar(model), T),
-                window=stack_window(slow, T),
-                bound=stack_memory_bound(model, T),
+                m=heaviside_memory(_scalar(model), L),
+                window=stack_window(slow, L),
+                bound=stack_memory_bound(model, L),
                 slow=slow,
             )
         )
@@ -139,14 +139,14 @@ def _rnn(params: TanhRNN) -> Callable[[Array], Array]:
     return lambda u: tanh_rnn_outputs(params, u)
 
 
-def rnn_memories(keys: Sequence[jax.Array], T: int, *, N: int = 16) -> list[RNNMemory]:
+def rnn_memories(keys: Sequence[jax.Array], L: int, *, N: int = 16) -> list[RNNMemory]:
     """One :func:`~lrnn_core.core.targets.random_tanh_rnn` of width ``N`` per key (PyTorch's
-    default law), its Heaviside memory over ``T`` steps and
+    default law), its Heaviside memory over ``L`` steps and
     :func:`~lrnn_core.wang_xue.claims.tanh_rnn_rate` under the unit input."""
     memories = []
     for key in keys:
         p = random_tanh_rnn(key, N)
-        memories.append(RNNMemory(heaviside_memory(_rnn(p), T), tanh_rnn_rate(p.W, p.B, p.b)))
+        memories.append(RNNMemory(heaviside_memory(_rnn(p), L), tanh_rnn_rate(p.W, p.B, p.b)))
     return memories
 
 
@@ -161,16 +161,16 @@ class S4Memory(NamedTuple):
     rate: float
 
 
-def s4_memory(N: int, dt: float, T: int, rng: np.random.Generator) -> S4Memory:
+def s4_memory(N: int, dt: float, L: int, rng: np.random.Generator) -> S4Memory:
     """``x_k = Abar x_{k-1} + Bbar u_k``, ``y_k = C x_k`` with ``(Abar, Bbar)`` the bilinear rule
     (S4, eq. (3)) of ``x' = -A x + B u``, ``(A, B)`` HiPPO-LegS, and ``C ~ N(0, 1/N)`` from
-    ``rng``, probed over ``T`` steps."""
+    ``rng``, probed over ``L`` steps."""
     A, B = legs_matrices(N)
     A_bar, B_bar = bilinear(-A, B, dt)
     C = rng.standard_normal(N) / np.sqrt(N)
-    m = heaviside_memory(lambda u: lti_outputs(A_bar, B_bar, C, u), T)
+    m = heaviside_memory(lambda u: lti_outputs(A_bar, B_bar, C, u), L)
     rate = -np.log(np.abs(np.linalg.eigvals(A_bar)).max())
-    return S4Memory(N=N, dt=dt, t=np.arange(T, dtype=float), m=m, rate=rate)
+    return S4Memory(N=N, dt=dt, t=np.arange(L, dtype=float), m=m, rate=rate)
 
 
 class TwoLayerProbe(NamedTuple):
@@ -186,10 +186,10 @@ class TwoLayerProbe(NamedTuple):
     cont_err: float
 
 
-def two_layer_probe(a: float, gap: float, dt: float, T: int) -> TwoLayerProbe:
+def two_layer_probe(a: float, gap: float, dt: float, L: int) -> TwoLayerProbe:
     """The memory of a depth-2, width-1 identity :class:`~lrnn_core.core.stacked.StackedSSM` with
     eigenvalues ``p = e^{-a dt}``, ``q = e^{-b dt}`` (``b = a + gap``), input weights ``dt`` and
-    readout 1, probed at step ``dt`` over ``T`` steps: ``dt sum_{j<=k} p^j q^{k-j}`` exactly, the
+    readout 1, probed at step ``dt`` over ``L`` steps: ``dt sum_{j<=k} p^j q^{k-j}`` exactly, the
     rectangle rule for (38)."""
     b = a + gap
     stack = StackedSSM(
@@ -200,10 +200,10 @@ def two_layer_probe(a: float, gap: float, dt: float, T: int) -> TwoLayerProbe:
         layer.nu_log[...] = jnp.full(1, np.log(rate * dt))  # lam = exp(-rate dt)
         layer.B[...] = jnp.full((1, 1), dt)
     stack.W[...] = jnp.ones((1, 1))
-    m = heaviside_memory(_scalar(stack), T, dt=dt)
+    m = heaviside_memory(_scalar(stack), L, dt=dt)
     p, q = np.exp(-a * dt), np.exp(-b * dt)
-    exact = dt * two_layer_discrete_memory(p, q, np.arange(T))
-    t = dt * np.arange(T)
+    exact = dt * two_layer_discrete_memory(p, q, np.arange(L))
+    t = dt * np.arange(L)
     closed = two_layer_memory(a, b, t)
     return TwoLayerProbe(
         gap=gap,
@@ -218,8 +218,8 @@ def two_layer_probe(a: float, gap: float, dt: float, T: int) -> TwoLayerProbe:
 class Table1Memories(NamedTuple):
     """Table 1: the impulse memories of a tanh RNN (``rnn``, with its rate ``rnn_rate`` about the
     zero-input fixed point), a stack (``ssm``, its slowest layer's rate and window), a TCN (``tcn``,
-    receptive field ``R``) over ``T`` steps, and of attention (``attention``, its closed form
-    ``attention_closed``) over ``attn_T`` steps."""
+    receptive field ``R``) over ``L`` steps, and of attention (``attention``, its closed form
+    ``attention_closed``) over ``attn_L`` steps."""
 
     rnn: np.ndarray
     rnn_rate: float
@@ -233,20 +233,20 @@ class Table1Memories(NamedTuple):
 
 
 def table1_memories(
-    rnn: TanhRNN, ssm: StackedSSM, tcn: TCN, attention: Attention, *, T: int, attn_T: int
+    rnn: TanhRNN, ssm: StackedSSM, tcn: TCN, attention: Attention, *, L: int, attn_L: int
 ) -> Table1Memories:
     """The impulse probe (Wang, Li & Li, App. F) on one instance of each model of Table 1."""
     kernel_size, depth = len(tcn.kernels[0]), len(tcn.kernels)
     return Table1Memories(
-        rnn=impulse_memory(_rnn(rnn), T),
+        rnn=impulse_memory(_rnn(rnn), L),
         rnn_rate=tanh_rnn_rate(rnn.W, rnn.B, rnn.b, x=0.0),
-        ssm=impulse_memory(_scalar(ssm), T),
+        ssm=impulse_memory(_scalar(ssm), L),
         ssm_rate=ssm.slowest_rate(),
-        ssm_window=stack_window(ssm.slowest_rate(), T),
-        tcn=impulse_memory(lambda u: tcn_outputs(tcn, u), T),
+        ssm_window=stack_window(ssm.slowest_rate(), L),
+        tcn=impulse_memory(lambda u: tcn_outputs(tcn, u), L),
         R=receptive_field(kernel_size, depth),
-        attention=impulse_memory(lambda u: attention_outputs(attention, u), attn_T),
-        attention_closed=attention_impulse_memory(attention, attn_T),
+        attention=impulse_memory(lambda u: attention_outputs(attention, u), attn_L),
+        attention_closed=attention_impulse_memory(attention, attn_L),
     )
 
 
@@ -261,7 +261,7 @@ class ExplorerMemory(NamedTuple):
 
 def explorer_memories(
     seed: int,
-    T: int,
+    L: int,
     *,
     depths: Sequence[int],
     widths: Sequence[int],
@@ -270,13 +270,13 @@ def explorer_memories(
 ) -> dict[tuple[int, int, str], ExplorerMemory]:
     """``(depth, width, activation) ->`` :class:`ExplorerMemory` of the :func:`random_stack` drawn
     from ``seed``, for every combination."""
-    t = np.arange(T, dtype=float)
+    t = np.arange(L, dtype=float)
     out: dict[tuple[int, int, str], ExplorerMemory] = {}
     for depth in depths:
         for width in widths:
             for activation in activations:
                 model = random_stack(seed, width, depth, activation=activation, r_max=r_max)
-                m = heaviside_memory(_scalar(model), T)
-                fit = fit_decay(m, t, tail=stack_window(model.slowest_rate(), T))
+                m = heaviside_memory(_scalar(model), L)
+                fit = fit_decay(m, t, tail=stack_window(model.slowest_rate(), L))
                 out[depth, width, activation] = ExplorerMemory(m, fit, model.slowest_rate())
     return out
