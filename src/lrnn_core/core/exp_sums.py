@@ -7,8 +7,6 @@ the constructive side of both papers' density arguments.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from jaxtyping import ArrayLike, Float
 
@@ -31,7 +29,7 @@ def uniform_rates(N: int, rate: float = 0.1) -> np.ndarray:
     return rate * np.arange(1, N + 1, dtype=np.float64)
 
 
-def _rates(rates: Any) -> np.ndarray:
+def _rates(rates: Float[ArrayLike, " N"]) -> np.ndarray:
     rates = as_float64("rates", rates)
     check_shape("rates", rates, (None,))
     check_finite("rates", rates)

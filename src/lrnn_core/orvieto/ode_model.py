@@ -13,7 +13,7 @@ or frozen at initialisation; ``gamma``, ``B`` and the readout are always trained
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import jax.numpy as jnp
 from flax import nnx
@@ -73,7 +73,9 @@ def with_constant(v: Array) -> Array:
     return jnp.stack([v, jnp.ones_like(v)], axis=-1)
 
 
-def model_mse(graphdef: Any, rest: Any, params: Any, v: Array, y: Array) -> Array:
+def model_mse(
+    graphdef: nnx.GraphDef, rest: nnx.State, params: nnx.State, v: Array, y: Array
+) -> Array:
     """``mean((f(v) - y)^2)`` of the model ``(graphdef, params, rest)``."""
     model = nnx.merge(graphdef, params, rest)
     return jnp.mean((model(with_constant(v))[..., 0] - y) ** 2)

@@ -13,7 +13,7 @@ import math
 import time
 from collections.abc import Sequence
 from functools import partial
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -55,7 +55,7 @@ def _optimizer(steps: int) -> optax.GradientTransformation:
     return optax.inject_hyperparams(make)(learning_rate=1e-3, train_lambda=1.0)
 
 
-def _shard_runs(tree: Any, runs: int) -> Any:
+def _shard_runs(tree: nnx.State, runs: int) -> nnx.State:
     """Place ``tree`` (leading run axis) split over all devices when there are several and they
     divide ``runs``; unchanged otherwise."""
     n = jax.device_count()
@@ -80,9 +80,9 @@ class Sweep(NamedTuple):
     modes: tuple[bool, ...]
     train_loss: np.ndarray
     test_mse: np.ndarray
-    params: Any
-    graphdef: Any
-    rest: Any
+    params: nnx.State
+    graphdef: nnx.GraphDef
+    rest: nnx.State
     wall_s: float
 
     def model(self, seed: int, lr: int, mode: int) -> LRUModel:

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import Array, ArrayLike, Float
+from jaxtyping import Array, ArrayLike, Float, PyTree
 
 from lrnn_core.core.eigenvalues import lru_eigenvalues
 from lrnn_core.core.validate import (
@@ -50,7 +49,7 @@ from lrnn_core.core.validate import (
     positive_number,
     real_number,
 )
-from lrnn_core.wang_li_li.ctrnn import output_mse
+from lrnn_core.wang_li_li.ctrnn import CTRNN, output_mse
 from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
 
 __all__ = [
@@ -74,10 +73,10 @@ __all__ = [
 #: The rules for which parameters are perturbed; "all" is the paper's and the authors' protocol.
 PERTURBED = ("all", "all_but_bias")
 
-Params = Any
+Params = PyTree
 
 
-def _is_bias(path: tuple[Any, ...]) -> bool:
+def _is_bias(path: tuple[object, ...]) -> bool:
     first = path[0] if path else None
     name = getattr(first, "name", getattr(first, "key", None))
     return name == "b"
@@ -93,7 +92,7 @@ def perturbation_noise(params: Params, key: Array, *, perturbed: str = "all") ->
         raise ValueError("perturbed='all_but_bias' needs params with a bias entry 'b'")
     keys = jax.random.split(key, max(len(leaves), 1))
 
-    def noise(path: tuple[Any, ...], p: Array, k: Array) -> Array:
+    def noise(path: tuple[object, ...], p: Array, k: Array) -> Array:
         p = jnp.asarray(p)
         if p.size == 0 or (perturbed == "all_but_bias" and _is_bias(path)):
             return jnp.zeros_like(p)
@@ -368,7 +367,7 @@ def linear_perturbation_errors(
     if rates is not None and not callable(rates):
         raise TypeError(f"rates must be a function of the width, got {type(rates).__name__}")
 
-    def fit(m: int) -> Any:
+    def fit(m: int) -> CTRNN:
         if rates is None:
             return fit_linear_rnn(rho, t, m, parameterisation=parameterisation)
         return fit_linear_rnn(rho, t, rates=rates(m), parameterisation=parameterisation)
