@@ -101,7 +101,7 @@ def step_cost(key: str, plan: Plan, data: Dataset, seeds: list[int]) -> tuple[fl
     system, linear, max_phase, modes = EXPERIMENTS[key]
     sizes = getattr(plan, system)
     config = ModelConfig(
-        sizes.N, 0 if linear else sizes.hidden, max_phase=max_phase, scan_method=plan.scan_method
+        sizes.N, 0 if linear else sizes.D, max_phase=max_phase, scan_method=plan.scan_method
     )
     long = min(PROBE_STEPS, len(data.v_train) // sizes.batch_size)
     wall = {}

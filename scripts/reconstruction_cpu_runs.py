@@ -62,7 +62,7 @@ HYPER = {
     "epochs": 20,  # passes over n_train (paper: 100)
     "batch_size": 64,
     "lr": 1e-2,  # lru_optimizer: Adam(W), cosine decay; recurrent parameters at lr / 2
-    "width": 2048,  # MLP hidden units (the paper's)
+    "D": 2048,  # MLP hidden units (the paper's)
     "r_min": 0.9,
     "r_max": 0.999,  # ring initialisation of the trained LRU (the paper's)
     "baseline_ring": [0.999, 1.0],  # eigenvalues of the untrained Vandermonde inverse
@@ -178,7 +178,7 @@ def main() -> None:
                 test_u,
                 N,
                 head,
-                width=hyper["width"],
+                D=hyper["D"],
                 epochs=epochs,
                 lr=hyper["lr"],
                 batch_size=hyper["batch_size"],

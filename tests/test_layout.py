@@ -327,3 +327,64 @@ def test_the_library_builds_size_records_by_keyword(module):
     found = positional_size_records(MODULES[module].read_text())
     bad = [f"lrnn_core.{module}:{line}: {name}(...)" for line, name in found]
     assert not bad, "positional arguments to a size record: " + ", ".join(bad)
+
+
+# Names the notation table replaced (issue 23): each stands for a symbol of the table, which is
+# the one name the library and the chapters use (N, M, D and their plurals Ns, Ds).
+RETIRED_NAMES = {
+    "hidden": "D",
+    "width": "N or D",
+    "widths": "Ns or Ds",
+    "d_in": "M",
+    "n_state": "N",
+    "d_state": "N",
+}
+
+
+def retired_names(source: str, first_line: int = 0) -> list[tuple[int, str]]:
+    """(line, name), in line order, of every parameter, assigned name, attribute or record field
+    of ``source`` whose name the notation table retired (:data:`RETIRED_NAMES`). Keyword arguments
+    are not read: ours follow the parameters, and other libraries' (``Layout(width=...)``) are
+    theirs."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.arg):
+            name = node.arg
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            name = node.id
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            name = node.attr
+        else:
+            continue
+        if name in RETIRED_NAMES:
+            found.append((first_line + node.lineno - 1, name))
+    return sorted(found)
+
+
+def test_the_retired_name_reader_sees_every_kind_of_name():
+    source = (
+        "def f(a, width=1, *, hidden=()):\n    pass\n"
+        "class S(NamedTuple):\n    widths: tuple\n"
+        "self.d_in = 2\nm = Model(n_state=3)\nfor d_state in x:\n    pass\n"
+        "N = width_of(x); y = f(D=4, width=5)\n"
+    )
+    assert retired_names(source, 10) == [
+        (10, "hidden"), (10, "width"), (13, "widths"), (14, "d_in"), (16, "d_state"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_the_library_names_sizes_by_the_notation_table(module):
+    found = retired_names(MODULES[module].read_text())
+    bad = [f"lrnn_core.{module}:{line}: {name} (say {RETIRED_NAMES[name]})" for line, name in found]
+    assert not bad, "names the notation table retired: " + ", ".join(bad)
+
+
+@pytest.mark.parametrize("chapter", _toc_chapters(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_chapters_name_sizes_by_the_notation_table(chapter):
+    bad = [
+        f"{chapter.relative_to(ROOT)}:{line}: {name} (say {RETIRED_NAMES[name]})"
+        for start, source in code_cells(chapter.read_text(encoding="utf-8"))
+        for line, name in retired_names(source, start)
+    ]
+    assert not bad, "\n".join(bad)

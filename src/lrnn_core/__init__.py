@@ -16,8 +16,13 @@ that paper's first chapter, e.g. Wang, Li & Li's hidden width m is our N):
 symbol      meaning
 ==========  ======================================================================
 ``L``       sequence length (number of time steps); ``k`` a step, 1 <= k <= L
-``N``       state size: eigenvalues of the diagonal recurrence, hidden width of an RNN
-``M``       input channels; ``D`` hidden width of an MLP head; ``P`` basis size
+``N``       state size: eigenvalues of the diagonal recurrence, hidden width of an RNN, width
+            of a layer of a stacked SSM
+``M``       input channels; ``d_out`` output channels; ``d_model`` width of a linear encoder
+            in front of an LRU
+``D``       hidden width(s) of an MLP head (the LRU layer's feedthrough keeps its paper's
+            name ``LRU.D``); ``P`` basis size
+``Ns``      a sequence of sizes is named by the symbol's plural (``Ns``, ``Ds``, ``Ls``)
 ``u``       input sequence, shape ``(..., L, M)`` or ``(..., L)``
 ``x``       state sequence, ``x_k = lam * x_{k-1} + B u_k``, shape ``(..., L, N)``
 ``y``       output sequence

@@ -165,7 +165,7 @@ def test_markdown_shortens_long_cells_but_keeps_the_trained_summary_whole():
 
 
 @pytest.mark.parametrize(
-    "text, width, expected",
+    "text, max_chars, expected",
     [
         ("short text", 10, "short text"),  # fits exactly: unchanged
         ("short  text\n", 10, "short text"),  # whitespace runs become one space
@@ -175,15 +175,15 @@ def test_markdown_shortens_long_cells_but_keeps_the_trained_summary_whole():
         ("", 5, ""),
     ],
 )
-def test_shorten(text, width, expected):
-    assert shorten(text, width) == expected
-    assert len(shorten(text, width)) <= width
+def test_shorten(text, max_chars, expected):
+    assert shorten(text, max_chars) == expected
+    assert len(shorten(text, max_chars)) <= max_chars
 
 
-@pytest.mark.parametrize("width", [1, 0, 2.5, True])
-def test_shorten_refuses_a_bad_width(width):
-    with pytest.raises(ValueError, match="width must be an int >= 2"):
-        shorten("text", width)
+@pytest.mark.parametrize("max_chars", [1, 0, 2.5, True])
+def test_shorten_refuses_a_bad_length(max_chars):
+    with pytest.raises(ValueError, match="max_chars must be an int >= 2"):
+        shorten("text", max_chars)
 
 
 def _trained(error, baselines, margin, status="weaker"):

@@ -144,7 +144,7 @@ BAD = {
         TypeError,
         "N must be an int",
     ),
-    "LRU d_model=2.0": (lambda: LRU(2, 2.0, rngs=nnx.Rngs(0)), TypeError, "d_model must be an int"),
+    "LRU M=2.0": (lambda: LRU(2, 2.0, rngs=nnx.Rngs(0)), TypeError, "M must be an int"),
     "LRU NaN r_min": (
         lambda: LRU(2, 1, r_min=NAN, rngs=nnx.Rngs(0)),
         ValueError,
@@ -175,10 +175,10 @@ BAD = {
         TypeError,
         "dtype must be a real floating dtype",
     ),
-    "MLPHead hidden width 0": (
-        lambda: MLPHead(2, 1, hidden=(4, 0), rngs=nnx.Rngs(0)),
+    "MLPHead D=(4, 0)": (
+        lambda: MLPHead(2, 1, D=(4, 0), rngs=nnx.Rngs(0)),
         ValueError,
-        "hidden width must be >= 1",
+        "D must be >= 1",
     ),
     "LRUModel d_model=0": (
         lambda: LRUModel(1, 2, 1, d_model=0, rngs=nnx.Rngs(0)),

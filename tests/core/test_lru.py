@@ -11,7 +11,7 @@ from scipy import stats
 
 from lrnn_core.core.lru import LRU, LRUModel, MLPHead
 
-N, D_MODEL, L = 6, 3, 12
+N, M, L = 6, 3, 12
 
 
 def numpy_lru(layer: LRU, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -34,12 +34,12 @@ def numpy_lru(layer: LRU, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.fixture
 def layer():
-    return LRU(N, D_MODEL, r_min=0.5, r_max=0.95, rngs=nnx.Rngs(0))
+    return LRU(N, M, r_min=0.5, r_max=0.95, rngs=nnx.Rngs(0))
 
 
 @pytest.fixture
 def u():
-    return np.asarray(jax.random.normal(jax.random.key(1), (L, D_MODEL)))
+    return np.asarray(jax.random.normal(jax.random.key(1), (L, M)))
 
 
 def test_forward_matches_numpy_recurrence(layer, u):
@@ -112,7 +112,7 @@ def test_unstable_eigenvalues_are_rejected(layer, u):
 
 
 def test_batched_input_matches_single_sequences(layer):
-    u = np.asarray(jax.random.normal(jax.random.key(6), (2, 3, L, D_MODEL)))
+    u = np.asarray(jax.random.normal(jax.random.key(6), (2, 3, L, M)))
     y = np.asarray(layer(u))
     for i, j in np.ndindex(2, 3):
         np.testing.assert_allclose(y[i, j], numpy_lru(layer, u[i, j])[1], rtol=1e-4, atol=1e-5)
@@ -143,10 +143,10 @@ def numpy_head(head: MLPHead, x: np.ndarray) -> np.ndarray:
     return z
 
 
-@pytest.mark.parametrize("hidden", [(), (8,), (8, 5)])
-def test_mlp_head_reads_real_and_imaginary_parts(hidden):
-    head = MLPHead(4, 2, hidden=hidden, activation=nnx.relu, rngs=nnx.Rngs(7))
-    assert len(head.layers) == len(hidden) + 1
+@pytest.mark.parametrize("D", [(), (8,), (8, 5)])
+def test_mlp_head_reads_real_and_imaginary_parts(D):
+    head = MLPHead(4, 2, D=D, activation=nnx.relu, rngs=nnx.Rngs(7))
+    assert len(head.layers) == len(D) + 1
     k1, k2 = jax.random.split(jax.random.key(8))
     x = np.asarray(jax.random.normal(k1, (5, 4)) + 1j * jax.random.normal(k2, (5, 4)))
     np.testing.assert_allclose(head(x), numpy_head(head, x), rtol=1e-5, atol=1e-5)
@@ -156,7 +156,8 @@ def test_mlp_head_reads_real_and_imaginary_parts(hidden):
 
 @pytest.mark.parametrize("d_model", [None, 5])
 def test_model_composes_encoder_lru_and_head(d_model):
-    model = LRUModel(2, 6, 3, d_model=d_model, hidden=(7,), r_min=0.6, r_max=0.9, rngs=nnx.Rngs(9))
+    model = LRUModel(2, 6, 3, d_model=d_model, D=(7,), r_min=0.6, r_max=0.9, rngs=nnx.Rngs(9))
+    assert model.M == 2 and model.lru.M == (2 if d_model is None else d_model)
     v = np.asarray(jax.random.normal(jax.random.key(10), (4, L, 2)))
     if d_model is None:
         assert model.encoder is None
@@ -173,13 +174,13 @@ def test_model_composes_encoder_lru_and_head(d_model):
     ("call", "error", "match"),
     [
         (
-            lambda m: m.lru(np.zeros((L, D_MODEL + 1))),
+            lambda m: m.lru(np.zeros((L, M + 1))),
             ValueError,
             r"u must have shape \(any, 3\)",
         ),
-        (lambda m: m.lru(np.zeros(D_MODEL)), ValueError, r"u must have at least 2 dimensions"),
-        (lambda m: m.lru(np.zeros((L, D_MODEL), np.complex64)), TypeError, "u must be real"),
-        (lambda m: m.lru(np.full((L, D_MODEL), np.nan)), ValueError, "u contains non-finite"),
+        (lambda m: m.lru(np.zeros(M)), ValueError, r"u must have at least 2 dimensions"),
+        (lambda m: m.lru(np.zeros((L, M), np.complex64)), TypeError, "u must be real"),
+        (lambda m: m.lru(np.full((L, M), np.nan)), ValueError, "u contains non-finite"),
         (lambda m: m.lru("abc"), TypeError, "u must be a numeric array"),
         (lambda m: m(np.zeros((L, 2))), ValueError, r"v must have shape \(any, 1\)"),
         (lambda m: m(np.zeros(1)), ValueError, r"v must have at least 2 dimensions"),
@@ -192,7 +193,7 @@ def test_model_composes_encoder_lru_and_head(d_model):
     ],
 )
 def test_bad_inputs_raise(call, error, match):
-    model = LRUModel(1, 4, 1, d_model=D_MODEL, rngs=nnx.Rngs(0))
+    model = LRUModel(1, 4, 1, d_model=M, rngs=nnx.Rngs(0))
     with pytest.raises(error, match=match):
         call(model)
 
@@ -201,7 +202,7 @@ def test_bad_inputs_raise(call, error, match):
     ("make", "error", "match"),
     [
         (lambda: LRU(0, 2, rngs=nnx.Rngs(0)), ValueError, "N must be >= 1"),
-        (lambda: LRU(2, 2.5, rngs=nnx.Rngs(0)), TypeError, "d_model must be an int"),
+        (lambda: LRU(2, 2.5, rngs=nnx.Rngs(0)), TypeError, "M must be an int"),
         (
             lambda: LRU(2, 2, r_min=0.9, r_max=0.5, rngs=nnx.Rngs(0)),
             ValueError,
@@ -209,11 +210,11 @@ def test_bad_inputs_raise(call, error, match):
         ),
         (lambda: LRU(2, 2, r_min=1.0, r_max=1.0, rngs=nnx.Rngs(0)), ValueError, "r_min < 1"),
         (
-            lambda: MLPHead(2, 1, hidden=(0,), rngs=nnx.Rngs(0)),
+            lambda: MLPHead(2, 1, D=(0,), rngs=nnx.Rngs(0)),
             ValueError,
-            "hidden width must be >= 1",
+            "D must be >= 1",
         ),
-        (lambda: LRUModel(0, 2, 1, rngs=nnx.Rngs(0)), ValueError, "d_in must be >= 1"),
+        (lambda: LRUModel(0, 2, 1, rngs=nnx.Rngs(0)), ValueError, "M must be >= 1"),
     ],
 )
 def test_bad_construction_raises(make, error, match):

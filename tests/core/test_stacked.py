@@ -21,10 +21,10 @@ def numpy_stack(model: StackedSSM, u: np.ndarray) -> np.ndarray:
     for layer in model.layers:
         lam = np.asarray(layer.eigenvalues(), np.float64)
         B = np.asarray(layer.B[...], np.float64)
-        C = np.asarray(layer.C[...], np.float64) if layer.mixing else np.eye(layer.width)
+        C = np.asarray(layer.C[...], np.float64) if layer.mixing else np.eye(layer.N)
         b = np.asarray(layer.b[...], np.float64)
-        h = np.zeros(layer.width)
-        out = np.zeros((len(z), layer.width))
+        h = np.zeros(layer.N)
+        out = np.zeros((len(z), layer.N))
         for k in range(len(z)):
             h = lam * h + B @ z[k]
             out[k] = NP_ACT[layer.activation](C @ h + b)
@@ -45,7 +45,7 @@ def test_forward_matches_numpy_loop(kwargs):
     with jax.enable_x64(True):
         model = StackedSSM(2, 5, 3, param_dtype=jnp.float64, rngs=nnx.Rngs(0), **kwargs)
         for layer in model.layers:  # nonzero biases, so that they are checked too
-            layer.b[...] = jnp.linspace(-0.3, 0.2, layer.width)
+            layer.b[...] = jnp.linspace(-0.3, 0.2, layer.N)
         u = np.random.default_rng(1).normal(size=(L, 2))
         np.testing.assert_allclose(model(u), numpy_stack(model, u), rtol=1e-12, atol=1e-12)
         batch = np.random.default_rng(2).normal(size=(4, L, 2))
@@ -104,6 +104,16 @@ def test_trains_with_the_one_loop():
         progress=False,
     )
     assert result.losses[-1] < 0.1 * np.var(u**2)
+
+
+def test_sizes_are_named_by_the_notation_table():
+    model = StackedSSM(2, 3, 1, depth=2, rngs=nnx.Rngs(0))
+    assert (model.M, model.N, model.d_out) == (2, 3, 1)
+    assert [(layer.M, layer.N) for layer in model.layers] == [(2, 3), (3, 3)]
+    with pytest.raises(ValueError, match="N must be >= 1"):
+        StackedSSM(2, 0, 1, rngs=nnx.Rngs(0))
+    with pytest.raises(ValueError, match="M must be >= 1"):
+        StackedSSM(0, 3, 1, rngs=nnx.Rngs(0))
 
 
 def test_bad_input_raises():

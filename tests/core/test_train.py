@@ -31,7 +31,7 @@ def running_mean_batch(key, size=64):
 
 
 def make_model(rngs):
-    return LRUModel(1, 16, 1, hidden=(32,), rngs=rngs)
+    return LRUModel(1, 16, 1, D=(32,), rngs=rngs)
 
 
 def fit(seed, steps=STEPS):
@@ -407,7 +407,7 @@ def test_a_stable_run_does_not_warn():
 
 
 def test_named_in_marks_the_leaves_whose_path_names_a_parameter():
-    model = LRUModel(1, 3, 1, hidden=(4,), rngs=nnx.Rngs(0))
+    model = LRUModel(1, 3, 1, D=(4,), rngs=nnx.Rngs(0))
     params = nnx.state(model, nnx.Param)
     mask = named_in(params, frozenset({"nu_log", "theta_log"}))
     marked = {

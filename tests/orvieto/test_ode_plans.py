@@ -22,7 +22,7 @@ def lv():
 
 def test_run_plan_runs_the_named_experiments_on_given_data(lv):
     plan = Plan(
-        *[SystemSizes(L=64, n_train=16, n_test=8, N=4, hidden=8, epochs=2, batch_size=8)] * 3,
+        *[SystemSizes(L=64, n_train=16, n_test=8, N=4, D=8, epochs=2, batch_size=8)] * 3,
         seeds=(3,),
         lrs=(0.01,),
     )
@@ -42,12 +42,12 @@ def test_run_plan_runs_the_named_experiments_on_given_data(lv):
 
 def test_plans_hold_the_stated_sizes():
     assert PAPER_PLAN.LZ == SystemSizes(
-        L=512, n_train=10_000, n_test=1_000, N=256, hidden=1024, epochs=1000, batch_size=32
+        L=512, n_train=10_000, n_test=1_000, N=256, D=1024, epochs=1000, batch_size=32
     )
     assert PAPER_PLAN.seeds == (1, 2, 3, 4, 5, 6) and PAPER_PLAN.lrs == (0.001, 0.003, 0.01)
     assert CPU_PLAN.LZ.n_train == 2048 and CPU_PLAN.PT.epochs == 100
     assert CPU_PLAN.seeds == (1, 2, 3) and CPU_PLAN.scan_method == "inplace"
-    ci = SystemSizes(L=256, n_train=128, n_test=32, N=16, hidden=32, epochs=60, batch_size=16)
+    ci = SystemSizes(L=256, n_train=128, n_test=32, N=16, D=32, epochs=60, batch_size=16)
     assert CI_PLAN.PT == CI_PLAN.LV == CI_PLAN.LZ == ci
     assert CI_PLAN.seeds == (1,) and CI_PLAN.lrs == (3e-3,)
     # 2 * 6 experiments minus PT's single mode (PT MLP, PT linear: Lambda trained only)

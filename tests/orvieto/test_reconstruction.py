@@ -18,7 +18,7 @@ from lrnn_core.orvieto.reconstruction import (
 
 @pytest.fixture(scope="module")
 def model():
-    return Reconstructor(24, 50, hidden=(16,), rngs=nnx.Rngs(1))
+    return Reconstructor(24, 50, D=(16,), rngs=nnx.Rngs(1))
 
 
 def test_one_matmul_last_state_equals_the_scan_and_numpy(model):
@@ -108,7 +108,7 @@ def test_vandermonde_mse_is_exact_for_n_at_least_l_and_matches_numpy():
 
 
 def test_bad_input_raises(model):
-    with pytest.raises(ValueError, match="d_model=1"):
+    with pytest.raises(ValueError, match="M=1"):
         last_state(LRU(4, 2, rngs=nnx.Rngs(0)), jnp.ones((1, 5)))
     with pytest.raises(TypeError, match="real"):
         model(jnp.ones((1, 50), jnp.complex64))

@@ -98,7 +98,7 @@ def test_fig4_cell_numbers_and_baselines():
     rng = np.random.default_rng(2)
     train, test = rng.random((64, 16)), rng.random((16, 16))
     row = fig4_cell(
-        train, test, 4, "linear", width=8, epochs=2, lr=1e-2, batch_size=16, seeds=[0, 1],
+        train, test, 4, "linear", D=8, epochs=2, lr=1e-2, batch_size=16, seeds=[0, 1],
         baseline_seed=5,
     )  # fmt: skip
     assert row["best"] == min(row["test_mse"]) and row["max"] == max(row["test_mse"])
@@ -109,7 +109,7 @@ def test_fig4_cell_numbers_and_baselines():
     }
     assert "run" not in row and row["N"] == 4 and row["head"] == "linear"
     with pytest.raises(ValueError, match="head"):
-        fig4_cell(train, test, 4, "cnn", width=8, epochs=1, lr=1e-2, batch_size=16,
+        fig4_cell(train, test, 4, "cnn", D=8, epochs=1, lr=1e-2, batch_size=16,
                   seeds=[0], baseline_seed=5)  # fmt: skip
 
 
@@ -180,7 +180,7 @@ def test_merge_results_joins_parts_and_refuses_disagreeing_ones():
 def test_fig4_grid_is_fig4_cell_at_every_cell_and_reports_each():
     rng = np.random.default_rng(3)
     train, test = rng.random((32, 8)), rng.random((8, 8))
-    kw = dict(width=4, epochs=1, lr=1e-2, batch_size=16, seeds=[0])
+    kw = dict(D=4, epochs=1, lr=1e-2, batch_size=16, seeds=[0])
     lines = []
     cells = fig4_grid(train, test, [2, 4], baseline_seeds={2: 7, 4: 9}, report=lines.append, **kw)
     assert list(cells) == [("linear", 2), ("MLP", 2), ("linear", 4), ("MLP", 4)]

@@ -27,7 +27,7 @@ def close():
 
 def _run(examples, lam=0.6):
     return ReconstructionRun(
-        N=1, hidden=(), train_mse=np.zeros(1), test_mse=np.zeros(1), curve=np.zeros((1, 1)),
+        N=1, D=(), train_mse=np.zeros(1), test_mse=np.zeros(1), curve=np.zeros((1, 1)),
         lam_init=np.array([[0.5]]), lam=np.array([[lam]]), examples=examples,
     )  # fmt: skip
 

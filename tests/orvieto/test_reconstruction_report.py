@@ -166,7 +166,7 @@ def test_learned_summary_and_description():
 
 def test_fig4_row_texts_verdict_and_evidence():
     S = _stored()
-    hyper = {"steps": 10, "batch_size": 64, "n_train": 100, "lr": 0.01, "width": 8}
+    hyper = {"steps": 10, "batch_size": 64, "n_train": 100, "lr": 0.01, "D": 8}
     control = {"MNIST": {"falls": False, "tenfold": False}}
     row = fig4_row(
         S, {"MNIST": [64, 256]}, {"MNIST": {"falls": True}}, control, data_sets=["MNIST"],

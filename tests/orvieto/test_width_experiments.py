@@ -9,7 +9,7 @@ from lrnn_core.orvieto.width_experiments import WIDTH_CI, run_widths, widens
 
 
 def test_run_widths_uses_each_lags_own_data_and_seeds():
-    sizes = WIDTH_CI._replace(lags=(0, 2), widths=(4,), n_seeds=2, n_train=64, n_test=32)
+    sizes = WIDTH_CI._replace(lags=(0, 2), Ds=(4,), n_seeds=2, n_train=64, n_test=32)
     sizes = sizes._replace(steps=20)
     run = run_widths(sizes, lambda s: 1000 + s)
     for j in (0, 2):
@@ -26,4 +26,4 @@ def test_run_widths_uses_each_lags_own_data_and_seeds():
 def test_widens_is_non_decreasing_and_larger_at_the_end():
     assert widens([2.0, 8.0, 8.0]) and widens([2.0, np.inf])
     assert not widens([8.0, 8.0]) and not widens([8.0, 2.0, 32.0])
-    assert WIDTH_CI.widths == (2, 8, 32) and WIDTH_CI.eps == 5e-3
+    assert WIDTH_CI.Ds == (2, 8, 32) and WIDTH_CI.eps == 5e-3

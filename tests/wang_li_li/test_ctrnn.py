@@ -47,10 +47,10 @@ def numpy_ctrnn(lam, u, b, c, x, sigma, dt):
 @pytest.mark.parametrize("parameterisation", PARAMETERISATIONS)
 def test_euler_matches_numpy_loop(activation, parameterisation):
     rng = np.random.default_rng(0)
-    m, d_in, d_out, T, dt = 5, 2, 3, 40, 0.3
-    lam = -rng.uniform(0.2, 2.0, m)
-    u, b, c = rng.normal(size=(m, d_in)), rng.normal(size=m) * 0.3, rng.normal(size=(m, d_out))
-    x = rng.normal(size=(T, d_in))
+    N, M, d_out, T, dt = 5, 2, 3, 40, 0.3
+    lam = -rng.uniform(0.2, 2.0, N)
+    u, b, c = rng.normal(size=(N, M)), rng.normal(size=N) * 0.3, rng.normal(size=(N, d_out))
+    x = rng.normal(size=(T, M))
     with jax.enable_x64(True):
         params = CTRNN(
             raw_from_weight(jnp.asarray(lam), parameterisation),

@@ -184,7 +184,7 @@ def test_sequential_widths_applies_the_stop_rule_and_halves_the_threshold():
             x[48:],
             y[:, 48:],
             key=jax.random.key(1),
-            widths=(2, 3),
+            Ns=(2, 3),
             max_epochs=6,
             batch_size=16,
             learning_rate=0.01,
@@ -207,5 +207,5 @@ def test_sequential_widths_applies_the_stop_rule_and_halves_the_threshold():
                 np.testing.assert_allclose(float(again), res.best[r], rtol=1e-10)
             threshold = 0.5 * res.best
         np.testing.assert_array_equal(results[0].epochs, [2, 2])
-    with pytest.raises(ValueError, match="widths must hold"):
-        train_sequential_widths(x, y, x, y, key=jax.random.key(1), widths=())
+    with pytest.raises(ValueError, match="Ns must hold"):
+        train_sequential_widths(x, y, x, y, key=jax.random.key(1), Ns=())

@@ -51,16 +51,16 @@ def test_polynomial_grid_is_float64_and_the_poly_memory():
 
 
 def _fake_draws(shape):
-    """Per-draw losses 0, 1, 2, ... in draw order, (widths, betas, draws)."""
+    """Per-draw losses 0, 1, 2, ... in draw order, (Ns, betas, draws)."""
     return np.arange(np.prod(shape), dtype=float).reshape(shape)
 
 
 def test_fig4_error_sets_group_the_per_draw_errors(monkeypatch):
     seen = {}
 
-    def fake(rho, t, widths, betas, **kw):
+    def fake(rho, t, Ns, betas, **kw):
         seen.update(kw, x64=jax.config.jax_enable_x64)
-        return _fake_draws((len(widths), len(betas), kw["draws"]))
+        return _fake_draws((len(Ns), len(betas), kw["draws"]))
 
     monkeypatch.setattr(ex, "linear_perturbation_errors", fake)
     E = ex.fig4_error_sets(
@@ -70,7 +70,7 @@ def test_fig4_error_sets_group_the_per_draw_errors(monkeypatch):
     assert seen["draws"] == 4 and seen["per_draw"] and seen["x64"]
     assert seen["rates"] is geometric_rates and seen["parameterisation"] == "exp"
     raw = _fake_draws((2, 2, 4))
-    assert E.shape == (2, 2, 2)  # (sets, widths, betas), no running max
+    assert E.shape == (2, 2, 2)  # (sets, Ns, betas), no running max
     np.testing.assert_array_equal(E[0], raw[..., 1])  # max of draws 0, 1
     np.testing.assert_array_equal(E[1], raw[..., 3])  # max of draws 2, 3
 

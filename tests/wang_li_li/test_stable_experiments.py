@@ -84,14 +84,14 @@ def test_random_target_data_is_each_targets_tanh_recursion_on_white_inputs():
         random_target_data(jax.random.key(3), [], n_train=3, n_val=2, L=L)
 
 
-def _runs(widths=(2, 4), R=2):
+def _runs(Ns=(2, 4), R=2):
     """Sequential-width results with R runs per width (random CTRNNs, stable and one not)."""
     runs = []
-    for i, m in enumerate(widths):
+    for i, N in enumerate(Ns):
         keys = jax.random.split(jax.random.key(10 + i), R)
-        params = jax.tree.map(lambda *a: jnp.stack(a), *[init_ctrnn(k, m) for k in keys])
+        params = jax.tree.map(lambda *a: jnp.stack(a), *[init_ctrnn(k, N) for k in keys])
         runs.append(
-            WidthResult(m, np.ones(R), np.array([3.0, np.inf]), np.zeros((R, 1)), np.ones(R),
+            WidthResult(N, np.ones(R), np.array([3.0, np.inf]), np.zeros((R, 1)), np.ones(R),
                         params)
         )  # fmt: skip
     return runs
@@ -103,7 +103,7 @@ def test_checkpoint_errors_equal_the_perturbation_error_of_each_checkpoint():
     y = jax.random.normal(jax.random.key(2), (2, 4, 10, 1))
     betas, key = [0.0, 0.01, 0.1], jax.random.key(3)
     E = checkpoint_perturbation_errors(
-        runs, x, y, betas, widths=[4], activation="tanh", key=key, draws=2, perturbed="all"
+        runs, x, y, betas, Ns=[4], activation="tanh", key=key, draws=2, perturbed="all"
     )
     assert E.shape == (2, 1, 3)
     for r in range(2):
@@ -117,9 +117,9 @@ def test_checkpoint_errors_equal_the_perturbation_error_of_each_checkpoint():
             loss, params, betas, key=key, draws=2, perturbed="all", running_max=True
         )
         np.testing.assert_allclose(E[r, 0], by_hand, rtol=1e-6)
-    with pytest.raises(ValueError, match="widths"):
+    with pytest.raises(ValueError, match="Ns"):
         checkpoint_perturbation_errors(
-            runs, x, y, betas, widths=[8], activation="tanh", key=key, draws=2, perturbed="all"
+            runs, x, y, betas, Ns=[8], activation="tanh", key=key, draws=2, perturbed="all"
         )
 
 
@@ -173,10 +173,10 @@ def test_rescaled_fit_errors_equal_the_fits_called_by_hand():
 
 def test_sizes_prints_as_the_chapter_shows_it():
     sizes = Sizes(
-        n_train=4, n_val=2, max_epochs=3, widths_nl=(2, 4), widths_perturbed=(4,),
+        n_train=4, n_val=2, max_epochs=3, Ns_nl=(2, 4), Ns_perturbed=(4,),
         activations_fig2=("tanh",), scales_fig3=(1.0,), seeds_fig3=1,
     )  # fmt: skip
-    assert repr(sizes).startswith("Sizes(n_train=4, n_val=2, max_epochs=3, widths_nl=(2, 4)")
+    assert repr(sizes).startswith("Sizes(n_train=4, n_val=2, max_epochs=3, Ns_nl=(2, 4)")
     with pytest.raises(TypeError):
         Sizes(4, 2, 3, (2,), (2,), ("tanh",), (1.0,), 1)  # keywords only
 
@@ -251,18 +251,18 @@ def test_epochs_plain_mse_and_widest_checkpoints_of_hand_made_runs():
 
 
 def test_activation_perturbation_errors_split_the_checkpoint_errors_by_target(monkeypatch):
-    """The wrapper passes each activation's runs on and splits the (targets, widths, betas)
+    """The wrapper passes each activation's runs on and splits the (targets, Ns, betas)
     errors by target; the errors themselves are checked against the definition above."""
     calls = []
 
-    def fake(runs, x, y, betas, *, widths, activation, key, draws, perturbed):
-        calls.append((len(runs), activation, list(widths), draws, perturbed))
+    def fake(runs, x, y, betas, *, Ns, activation, key, draws, perturbed):
+        calls.append((len(runs), activation, list(Ns), draws, perturbed))
         scale = {"tanh": 1.0, "relu": 10.0}[activation]
-        return scale * np.arange(2 * len(widths) * len(betas)).reshape(2, len(widths), -1)
+        return scale * np.arange(2 * len(Ns) * len(betas)).reshape(2, len(Ns), -1)
 
     monkeypatch.setattr(stable_experiments, "checkpoint_perturbation_errors", fake)
-    runs = {"tanh": _runs(), "relu": _runs(widths=(2,))}
-    E = activation_perturbation_errors(runs, None, None, ["a", "b"], [0.0, 0.1], widths=[2],
+    runs = {"tanh": _runs(), "relu": _runs(Ns=(2,))}
+    E = activation_perturbation_errors(runs, None, None, ["a", "b"], [0.0, 0.1], Ns=[2],
                                        key=jax.random.key(3), draws=3, perturbed="all")  # fmt: skip
     assert calls == [(2, "tanh", [2], 3, "all"), (1, "relu", [2], 3, "all")]
     assert list(E) == [("tanh", "a"), ("tanh", "b"), ("relu", "a"), ("relu", "b")]

@@ -12,7 +12,7 @@ from lrnn_core.wang_li_li.stability_checks import ModelMemory, epochs_gap
 from lrnn_core.wang_li_li.stable_experiments import FilterResult, Sizes
 
 SIZES = Sizes(
-    n_train=512, n_val=256, max_epochs=20, widths_nl=(8, 16), widths_perturbed=(8, 16),
+    n_train=512, n_val=256, max_epochs=20, Ns_nl=(8, 16), Ns_perturbed=(8, 16),
     activations_fig2=("hardtanh",), scales_fig3=(0.5, 6.0), seeds_fig3=2,
 )  # fmt: skip
 NO_PARAMS = CTRNN(raw=np.zeros(1), B=np.zeros((1, 1)), b=np.zeros(1), C=np.zeros((1, 1)))

@@ -26,9 +26,9 @@ K = np.arange(500, dtype=float)
 POWER = power_law_memory(K)
 
 
-def _stack(depth, seed=0, width=4):
+def _stack(depth, seed=0, N=4):
     return StackedSSM(
-        1, width, 1, depth=depth, r_min=0.0, r_max=0.9, param_dtype=jnp.float64,
+        1, N, 1, depth=depth, r_min=0.0, r_max=0.9, param_dtype=jnp.float64,
         rngs=nnx.Rngs(seed),
     )  # fmt: skip
 

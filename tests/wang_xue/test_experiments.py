@@ -37,7 +37,7 @@ def test_baselines_of_a_linear_and_a_product_target():
 def test_training_beats_zero_on_a_linear_target():
     u_te = jax.random.normal(jax.random.PRNGKey(2), (64, 16))
     run = train_stack(
-        lambda u: u, depth=1, width=4, L=16, steps=60, seeds=(0,), u_test=u_te,
+        lambda u: u, depth=1, N=4, L=16, steps=60, seeds=(0,), u_test=u_te,
         activation="identity",
     )  # fmt: skip
     assert run["nmse"] < 0.5 and run["pred"].shape == (16,)
@@ -62,10 +62,10 @@ def test_train_grid_runs_every_target_depth_and_width_in_order(monkeypatch):
     monkeypatch.setattr(experiments, "train_stack", fake)
     u = np.zeros((2, 4))
     grid = train_grid(
-        {"a": "A", "b": "B"}, depths=(1, 2), widths=(4,), L=4, steps=3, seeds=(7,), u_test=u
+        {"a": "A", "b": "B"}, depths=(1, 2), Ns=(4,), L=4, steps=3, seeds=(7,), u_test=u
     )
     assert list(grid) == [("a", 1, 4), ("a", 2, 4), ("b", 1, 4), ("b", 2, 4)]
     assert [g["nmse"] for g in grid.values()] == [1.0, 2.0, 3.0, 4.0]
     target, kw = calls[2]
-    assert target == "B" and kw["depth"] == 1 and kw["width"] == 4 and kw["steps"] == 3
+    assert target == "B" and kw["depth"] == 1 and kw["N"] == 4 and kw["steps"] == 3
     assert kw["seeds"] == (7,) and kw["L"] == 4 and kw["u_long"] is None

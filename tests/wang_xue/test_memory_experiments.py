@@ -20,9 +20,9 @@ from lrnn_core.wang_xue.memory_experiments import (
     two_layer_probe,
 )
 
-# One probe length, width and radius for every stack (those of test_claims): each model
+# One probe length, width N and radius for every stack (those of test_claims): each model
 # structure is compiled once in the suite.
-L, WIDTH = 300, 4
+L, N = 300, 4
 
 
 def _numpy_rnn_memory(p, L):
@@ -45,8 +45,8 @@ def test_stack_window_is_the_half_decade_above_1e_minus_10_capped_at_T():
 
 def test_stack_memories_cycle_depths_and_carry_each_stacks_bound_and_rate():
     with jax.enable_x64(True):
-        got = stack_memories([3, 4, 5], WIDTH, L, depths=(1, 2), r_max=0.9)
-        model = random_stack(4, WIDTH, 2, r_max=0.9)
+        got = stack_memories([3, 4, 5], N, L, depths=(1, 2), r_max=0.9)
+        model = random_stack(4, N, 2, r_max=0.9)
         lam = max(float(np.max(np.asarray(layer.eigenvalues()))) for layer in model.layers)
         bound = stack_memory_bound(model, L)
     assert [s.depth for s in got] == [1, 2, 1]
@@ -102,7 +102,7 @@ def test_two_layer_probe_is_the_discrete_sum_and_within_dt_of_38(gap):
 def test_table1_memories_tcn_support_attention_closed_form_and_rates():
     with jax.enable_x64(True):
         rnn = random_tanh_rnn(jax.random.key(1), 4)
-        ssm = random_stack(2, WIDTH, 2, r_max=0.9)
+        ssm = random_stack(2, N, 2, r_max=0.9)
         tcn = random_tcn(np.random.default_rng(3), channels=2, depth=2)
         attention = random_attention(np.random.default_rng(4), d=3)
         probes = table1_memories(rnn, ssm, tcn, attention, L=L, attn_L=20)
@@ -117,10 +117,10 @@ def test_table1_memories_tcn_support_attention_closed_form_and_rates():
 def test_explorer_memories_key_every_combination_with_its_tail_fit():
     with jax.enable_x64(True):
         got = explorer_memories(
-            0, L, depths=(1,), widths=(WIDTH,), activations=("tanh", "identity"), r_max=0.9
+            0, L, depths=(1,), Ns=(N,), activations=("tanh", "identity"), r_max=0.9
         )
-    assert set(got) == {(1, WIDTH, "tanh"), (1, WIDTH, "identity")}
-    m, fit, slow = got[1, WIDTH, "identity"]
+    assert set(got) == {(1, N, "tanh"), (1, N, "identity")}
+    m, fit, slow = got[1, N, "identity"]
     t = np.arange(L, dtype=float)
     assert fit == fit_decay(m, t, tail=stack_window(slow, L))
     assert fit.rate == pytest.approx(slow, rel=0.1)  # a linear layer's tail: its slowest mode

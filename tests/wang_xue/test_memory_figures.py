@@ -99,5 +99,5 @@ def test_stack_memory_figure_draws_the_chosen_frame():
     (ax,) = fig.axes
     np.testing.assert_array_equal(ax.lines[0].get_ydata(), 0.9**K)
     np.testing.assert_allclose(ax.lines[1].get_ydata(), np.exp(-0.1 * K))
-    assert ax.get_title() == "random stack: depth 2, width 4, tanh"
+    assert ax.get_title() == "random stack: depth 2, N = 4, tanh"
     assert "rate 0.100 (slowest layer 0.105)" in ax.get_legend().get_texts()[1].get_text()

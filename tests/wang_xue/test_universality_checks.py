@@ -65,7 +65,7 @@ def test_fig2_judges_the_best_converged_fit():
     assert not fig2_row(_run({1: 0.0}, {1: False}), 10.0)["holds"]
     assert fig2_line(run) == "best converged fit: MSE 1.0e-05; converged widths [1, 2]"
     lines = tokenwise_lines(run).splitlines()
-    assert lines[0] == "width 1: test MSE 1.00e-02 (converged: True, gradient 1e-09)"
+    assert lines[0] == "N = 1: test MSE 1.00e-02 (converged: True, gradient 1e-09)"
     assert lines[-1] == f"identity activation: 0.200; baselines {BASE}"
 
 
@@ -76,14 +76,14 @@ def test_prop32_slow_convergence_and_row():
     assert not converges_slowly(np.array([0.9, 0.2, 1e-8]), e_exp)  # too close to exp
     assert not converges_slowly(np.array([0.1, 0.2, 0.3]), e_exp)  # does not fall
     errors = {"exp": e_exp, "t exp": np.array([0.4, 0.1, 0.01]), "poly": e_pol}
-    widths = [1, 16, 32]
-    assert prop32_line(errors, widths) == (
+    Ns = [1, 16, 32]
+    assert prop32_line(errors, Ns) == (
         "N=16: exp 1.0e-03, t·exp 1.0e-01, poly 2.0e-01; poly N=1 → N=32: 0.90 → 0.100"
     )
-    row = prop32_row(errors, widths, (True, 1e-9), (False, 0.03))
+    row = prop32_row(errors, Ns, (True, 1e-9), (False, 0.03))
     assert row["holds"] and "exp 1e-03, t·exp 1e-01, poly 2e-01 (poly N=32: 1e-01)" in row["ours"]
     assert "(error 3e-02 > 1e-6)" in row["negative_control"]
-    assert not prop32_row(errors, widths, (False, 1e-3), (False, 0.03))["holds"]
+    assert not prop32_row(errors, Ns, (False, 1e-3), (False, 0.03))["holds"]
     assert kernel_fit_lines({"exp": e_exp}) == (
         "exp            sup error / sup |rho|: 5.0e-01 1.0e-03 1.0e-09"
     )
@@ -127,7 +127,7 @@ def test_fig4_grid_checks_and_row():
     assert not width_helps({**grid, ("b", 1, 16): {"nmse": 0.6, "nmse_long": 0.6}})
     assert length_ratio(grid) == pytest.approx(1.5)
     assert grid_lines(grid, 4).splitlines()[1] == (
-        "a        depth 1 width 16: NMSE 0.0200 (length 4L: 0.0300)"
+        "a        depth 1 N = 16: NMSE 0.0200 (length 4L: 0.0300)"
     )
     base = {"a": {"ignores input": 1.0, "linear": 0.5}, "b": {"ignores input": 1.0, "linear": 0.6}}
     control = {"a": 0.5, "b": 0.6}

@@ -19,12 +19,12 @@ from lrnn_core.wang_xue.volterra import Volterra2, product_of_convolutions
 
 def test_sizes_name_their_fields():
     s = Sizes((1, 2), 4, 64, (1,), (4,), 1, 300, 4)
-    assert s.tok_widths == (1, 2) and s.L == 64 and s.long == 4
+    assert s.tok_Ns == (1, 2) and s.L == 64 and s.long == 4
 
 
 def test_superposition_gap_is_round_off_for_identity_and_large_for_tanh():
-    lin = superposition_gap("identity", seed=0, rng=np.random.default_rng(0), width=2, L=8)
-    tanh = superposition_gap("tanh", seed=0, rng=np.random.default_rng(0), width=2, L=8)
+    lin = superposition_gap("identity", seed=0, rng=np.random.default_rng(0), N=2, L=8)
+    tanh = superposition_gap("tanh", seed=0, rng=np.random.default_rng(0), N=2, L=8)
     assert lin < 1e-13 and tanh > 1e-2
     with pytest.raises(ValueError):
         superposition_gap("softmax", seed=0, rng=np.random.default_rng(0))

@@ -78,4 +78,4 @@ def test_volterra_and_prediction_figures():
     ax = prediction_figure(grid, "b", 1, 8).axes[0]
     np.testing.assert_array_equal(ax.lines[0].get_ydata(), np.zeros(3))
     np.testing.assert_array_equal(ax.lines[1].get_ydata(), np.ones(3))
-    assert ax.get_title() == "b, depth 1, width 8: NMSE 0.2000"
+    assert ax.get_title() == "b, depth 1, N = 8: NMSE 0.2000"

@@ -249,18 +249,18 @@ def _check_record(chapter: str, row: ClaimRow) -> None:
         )
 
 
-def shorten(text: str, width: int) -> str:
-    """``text`` on one line (whitespace runs made one space), cut to at most ``width``
+def shorten(text: str, max_chars: int) -> str:
+    """``text`` on one line (whitespace runs made one space), cut to at most ``max_chars``
     characters: at the last space that leaves room for an ellipsis ("…"), or mid-word if a single
     word is longer than that."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if isinstance(width, bool) or not isinstance(width, int) or width < 2:
-        raise ValueError(f"width must be an int >= 2, got {width!r}")
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 2:
+        raise ValueError(f"max_chars must be an int >= 2, got {max_chars!r}")
     text = " ".join(text.split())
-    if len(text) <= width:
+    if len(text) <= max_chars:
         return text
-    cut = text[: width - 1]
+    cut = text[: max_chars - 1]
     space = cut.rfind(" ")
     if space > 0:
         cut = cut[:space]

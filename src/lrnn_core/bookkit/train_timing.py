@@ -22,21 +22,22 @@ from lrnn_core.orvieto.ode_model import ModelConfig, make_model, model_mse, with
 __all__ = ["plain_forward", "plain_model", "time_train_step"]
 
 
-def plain_model(N: int, hidden: int, key: Array) -> dict[str, Array]:
-    """Parameters of the obvious LRU + readout written by hand (for :func:`time_train_step`)."""
+def plain_model(N: int, D: int, key: Array) -> dict[str, Array]:
+    """Parameters of the obvious LRU + readout written by hand (for :func:`time_train_step`):
+    ``N`` states, an MLP of ``D`` hidden units (``0``: a linear readout)."""
     k = jax.random.split(key, 6)
-    width = 2 * N
+    fan_in = 2 * N
     p = {
         "nu": jnp.full((N,), -6.0),
         "theta": jax.random.uniform(k[0], (N,)),
         "B_re": jax.random.normal(k[1], (N, 2)) / 2,
         "B_im": jax.random.normal(k[2], (N, 2)) / 2,
     }
-    if hidden:
-        p["W1"] = jax.random.normal(k[3], (width, hidden)) / np.sqrt(width)
-        p["b1"] = jnp.zeros(hidden)
-        width = hidden
-    p["W2"] = jax.random.normal(k[4], (width, 1)) / np.sqrt(width)
+    if D:
+        p["W1"] = jax.random.normal(k[3], (fan_in, D)) / np.sqrt(fan_in)
+        p["b1"] = jnp.zeros(D)
+        fan_in = D
+    p["W2"] = jax.random.normal(k[4], (fan_in, 1)) / np.sqrt(fan_in)
     p["b2"] = jnp.zeros(1)
     return p
 
@@ -82,7 +83,7 @@ def time_train_step(
 
     graphdef, params, rest = nnx.split(make_model(config, nnx.Rngs(seed)), nnx.Param, ...)
     ours = stepper(partial(model_mse, graphdef, rest))
-    plain_p = plain_model(config.N, config.hidden, jax.random.key(seed))
+    plain_p = plain_model(config.N, config.D, jax.random.key(seed))
     plain = stepper(lambda p, v, y: jnp.mean((plain_forward(p, v) - y) ** 2))
     t_ours, _ = time_call(ours, (params, tx.init(params)), repeats)
     t_plain, _ = time_call(plain, (plain_p, tx.init(plain_p)), repeats)

@@ -49,15 +49,16 @@ def _check_features(name: str, x: ArrayLike, features: int, *, real: bool) -> Ar
 
 
 class LRU(nnx.Module):
-    """Linear Recurrent Unit with ``N`` complex channels on inputs of width ``d_model``.
+    """Linear Recurrent Unit with ``N`` complex channels on ``M`` input channels.
 
     Eigenvalues are ring-initialised (``|lambda| = sqrt(U(r_min^2, r_max^2))``, phase
     ``U(0, max_phase)``; defaults are the best initialisation found by Orvieto et al., ICML 2024,
-    Fig. 4). ``N`` is the state size, ``d_model`` the input width M. ``B`` (``N x M``)
+    Fig. 4). ``N`` is the state size, ``M`` the number of input channels. ``B`` (``N x M``)
     and ``C`` (``M x N``) are complex and Glorot-initialised as in the LRU's own code (Orvieto et
     al., 2023, §3.2 and appendix A): the real and imaginary parts of ``B`` are normal with the
     halved variance ``1 / (2 M)`` (so ``E|B_nm|^2 = 1 / M``), those of ``C`` normal with variance
-    ``1 / N`` (not halved: the readout takes ``Re(C x)``). ``D`` (``M``) is standard normal.
+    ``1 / N`` (not halved: the readout takes ``Re(C x)``). ``D`` (``M``), the LRU paper's
+    feedthrough (not the MLP widths ``D`` of :class:`MLPHead`), is standard normal.
     ``scan_method`` (one of :data:`lrnn_core.core.scan.METHODS`) is passed to
     :func:`linear_scan`.
     """
@@ -65,7 +66,7 @@ class LRU(nnx.Module):
     def __init__(
         self,
         N: int,
-        d_model: int,
+        M: int,
         *,
         r_min: float = 0.9,
         r_max: float = 0.999,
@@ -75,7 +76,7 @@ class LRU(nnx.Module):
         rngs: nnx.Rngs,
     ):
         self.N = positive_int("N", N)
-        self.d_model = positive_int("d_model", d_model)
+        self.M = positive_int("M", M)
         self.scan_method = check_choice("scan_method", scan_method, METHODS)
         param_dtype = inexact_dtype("param_dtype", param_dtype)
         nu_log, theta_log, gamma_log = lru_ring_init(
@@ -85,13 +86,13 @@ class LRU(nnx.Module):
         self.theta_log = nnx.Param(theta_log)
         self.gamma_log = nnx.Param(gamma_log)
         normal = jax.random.normal
-        b_scale = (2 * d_model) ** -0.5
+        b_scale = (2 * M) ** -0.5
         c_scale = N**-0.5
-        self.B_re = nnx.Param(b_scale * normal(rngs.params(), (N, d_model), param_dtype))
-        self.B_im = nnx.Param(b_scale * normal(rngs.params(), (N, d_model), param_dtype))
-        self.C_re = nnx.Param(c_scale * normal(rngs.params(), (d_model, N), param_dtype))
-        self.C_im = nnx.Param(c_scale * normal(rngs.params(), (d_model, N), param_dtype))
-        self.D = nnx.Param(normal(rngs.params(), (d_model,), param_dtype))
+        self.B_re = nnx.Param(b_scale * normal(rngs.params(), (N, M), param_dtype))
+        self.B_im = nnx.Param(b_scale * normal(rngs.params(), (N, M), param_dtype))
+        self.C_re = nnx.Param(c_scale * normal(rngs.params(), (M, N), param_dtype))
+        self.C_im = nnx.Param(c_scale * normal(rngs.params(), (M, N), param_dtype))
+        self.D = nnx.Param(normal(rngs.params(), (M,), param_dtype))
 
     def eigenvalues(self) -> jax.Array:
         """The diagonal of ``Lambda``, ``exp(-exp(nu_log) + i exp(theta_log))``, shape ``(N,)``."""
@@ -100,9 +101,9 @@ class LRU(nnx.Module):
     def states(self, u: Float[ArrayLike, "*batch L M"]) -> Complex[Array, "*batch L N"]:
         """Hidden states ``x_k = lambda x_{k-1} + exp(gamma_log) B u_k``, ``x_0 = 0``.
 
-        ``u``: real, shape ``(..., L, d_model)``; returns complex ``(..., L, N)``.
+        ``u``: real, shape ``(..., L, M)``; returns complex ``(..., L, N)``.
         """
-        u = _check_features("u", u, self.d_model, real=True)
+        u = _check_features("u", u, self.M, real=True)
         check_ndim("u", u, 2)
         # |lambda| = exp(-exp(nu_log)) reaches 1 when exp(nu_log) underflows; checked on the
         # modulus, since |exp(i theta)| computed in floating point may round below 1.
@@ -113,7 +114,7 @@ class LRU(nnx.Module):
         )
 
     def __call__(self, u: Float[ArrayLike, "*batch L M"]) -> Float[Array, "*batch L M"]:
-        """Outputs ``y_k = Re(C x_k) + D * u_k``: real, shape ``(..., L, d_model)``."""
+        """Outputs ``y_k = Re(C x_k) + D * u_k``: real, shape ``(..., L, M)``."""
         x = self.states(u)
         return _readout(
             x, self.C_re[...], self.C_im[...], self.D[...], jnp.asarray(u, x.real.dtype)
@@ -136,7 +137,7 @@ def _readout(x, C_re, C_im, D, u) -> jax.Array:
 class MLPHead(nnx.Module):
     """Position-wise MLP ``g: R^(2N) -> R^d_out`` on ``[Re x, Im x]`` (Orvieto et al., 2024, §2).
 
-    ``hidden`` lists the widths of the hidden layers (``()`` gives a linear readout); ``activation``
+    ``D`` lists the widths of the hidden layers (``()`` gives a linear readout); ``activation``
     follows every hidden layer.
     """
 
@@ -145,18 +146,18 @@ class MLPHead(nnx.Module):
         N: int,
         d_out: int,
         *,
-        hidden: Sequence[int] = (64,),
+        D: Sequence[int] = (64,),
         activation: Callable[[jax.Array], jax.Array] = nnx.relu,
         rngs: nnx.Rngs,
     ):
         self.N = positive_int("N", N)
-        widths = [
+        sizes = [
             2 * N,
-            *(positive_int("hidden width", h) for h in hidden),
+            *(positive_int("D", h) for h in D),
             positive_int("d_out", d_out),
         ]
         self.layers = nnx.List(
-            [nnx.Linear(a, b, rngs=rngs) for a, b in zip(widths[:-1], widths[1:], strict=True)]
+            [nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
         )
         self.activation = activation
 
@@ -180,33 +181,34 @@ def _mlp(head: MLPHead, x: jax.Array) -> jax.Array:
 class LRUModel(nnx.Module):
     """``f = g o R o e`` (Orvieto et al., ICML 2024, §2): linear encoder, LRU states, MLP head.
 
-    Maps ``(..., L, d_in)`` to ``(..., L, d_out)`` position by position after the recurrence; read
+    Maps ``(..., L, M)`` to ``(..., L, d_out)`` position by position after the recurrence; read
     ``[..., -1, :]`` for a sequence-to-vector task. ``d_model=None`` feeds the input straight into
-    the LRU (the identity encoder of §3.1); an int adds ``nnx.Linear(d_in, d_model)`` first.
-    Remaining keywords (``r_min``, ``r_max``, ``max_phase``, ``scan_method``) go to :class:`LRU`.
+    the LRU (the identity encoder of §3.1); an int adds ``nnx.Linear(M, d_model)`` first. ``D``
+    lists the MLP head's hidden widths (:class:`MLPHead`). Remaining keywords (``r_min``,
+    ``r_max``, ``max_phase``, ``scan_method``) go to :class:`LRU`.
     """
 
     def __init__(
         self,
-        d_in: int,
+        M: int,
         N: int,
         d_out: int,
         *,
         d_model: int | None = None,
-        hidden: Sequence[int] = (64,),
+        D: Sequence[int] = (64,),
         activation: Callable[[jax.Array], jax.Array] = nnx.relu,
         rngs: nnx.Rngs,
         **lru_kwargs: float | str | DTypeLike,
     ):
-        self.d_in = positive_int("d_in", d_in)
+        self.M = positive_int("M", M)
         d_model = None if d_model is None else positive_int("d_model", d_model)
-        self.encoder = None if d_model is None else nnx.Linear(d_in, d_model, rngs=rngs)
-        self.lru = LRU(N, d_in if d_model is None else d_model, rngs=rngs, **lru_kwargs)
-        self.head = MLPHead(N, d_out, hidden=hidden, activation=activation, rngs=rngs)
+        self.encoder = None if d_model is None else nnx.Linear(M, d_model, rngs=rngs)
+        self.lru = LRU(N, M if d_model is None else d_model, rngs=rngs, **lru_kwargs)
+        self.head = MLPHead(N, d_out, D=D, activation=activation, rngs=rngs)
 
-    def __call__(self, v: Float[ArrayLike, "*batch L d_in"]) -> Float[Array, "*batch L d_out"]:
-        """``v``: real, ``(..., L, d_in)``; returns ``(..., L, d_out)``."""
-        v = _check_features("v", v, self.d_in, real=True)
+    def __call__(self, v: Float[ArrayLike, "*batch L M"]) -> Float[Array, "*batch L d_out"]:
+        """``v``: real, ``(..., L, M)``; returns ``(..., L, d_out)``."""
+        v = _check_features("v", v, self.M, real=True)
         check_ndim("v", v, 2)
         u = v if self.encoder is None else self.encoder(v)
         return self.head(self.lru.states(u))

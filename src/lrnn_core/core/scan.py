@@ -155,9 +155,9 @@ def _chunked(
     n_chunks = -(-length // chunk)
     pad = n_chunks * chunk - length
     if pad:  # pad at the end the recurrence reaches last; those outputs are dropped below
-        widths = [(0, 0)] * (u.ndim - 2) + [(pad, 0) if reverse else (0, pad), (0, 0)]
-        u = jnp.pad(u, widths)
-        lam = jnp.pad(lam, widths) if varying else lam
+        pad_width = [(0, 0)] * (u.ndim - 2) + [(pad, 0) if reverse else (0, pad), (0, 0)]
+        u = jnp.pad(u, pad_width)
+        lam = jnp.pad(lam, pad_width) if varying else lam
     uc = u.reshape(u.shape[:-2] + (n_chunks, chunk, n))
     lc = lam.reshape(lam.shape[:-2] + ((n_chunks, chunk) if varying else (1, 1)) + (n,))
     steps = range(chunk - 1, -1, -1) if reverse else range(chunk)

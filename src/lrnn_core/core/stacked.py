@@ -3,7 +3,8 @@
 Wang & Xue (NeurIPS 2023), "State-space models with layer-wise nonlinearity are universal
 approximators with exponential decaying memory", eqs. (1)-(2) with the non-linearity "added
 layer-wise" (§2.1; the formulas are lost in the text version, the words are kept). Layer ``l``
-maps its input sequence ``z^{l-1}`` (width ``d_{l-1}``) to ``z^l`` (width ``N``):
+maps its input sequence ``z^{l-1}`` (width ``d_{l-1}``: ``M`` for the first layer, ``N`` after)
+to ``z^l`` (width ``N``):
 
     h_k = lam * h_{k-1} + B z^{l-1}_k,    h_0 = 0       (diagonal linear recurrence, real lam)
     y_k = C h_k + b                       (mixing; C = identity when ``mixing=False``)
@@ -19,7 +20,7 @@ Initialisation (ours; the paper gives none): ``B`` normal with variance ``(1 - l
 per row (a unit-variance white input then gives unit-variance states), ``C`` normal with variance
 ``1 / N``, ``W`` normal with variance ``1 / N``, biases zero.
 
-Any depth and width; :func:`lrnn_core.core.train.train` trains it and the probes of
+Any depth and any width ``N``; :func:`lrnn_core.core.train.train` trains it and the probes of
 :mod:`lrnn_core.core.memory` read its memory function unchanged.
 """
 
@@ -72,8 +73,8 @@ class SSMLayer(nnx.Module):
 
     def __init__(
         self,
-        d_in: int,
-        width: int,
+        M: int,
+        N: int,
         *,
         activation: str = "tanh",
         recurrent: bool = True,
@@ -85,26 +86,26 @@ class SSMLayer(nnx.Module):
         scan_method: str = "auto",
         rngs: nnx.Rngs,
     ):
-        self.d_in = positive_int("d_in", d_in)
-        self.width = positive_int("width", width)
+        self.M = positive_int("M", M)
+        self.N = positive_int("N", N)
         self.activation = check_choice("activation", activation, tuple(ACTIVATIONS))
         self.recurrent = check_flag("recurrent", recurrent)
         self.mixing = check_flag("mixing", mixing)
-        self.residual = check_flag("residual", residual) and self.d_in == self.width
+        self.residual = check_flag("residual", residual) and self.M == self.N
         self.scan_method = check_choice("scan_method", scan_method, METHODS)
         r_min, r_max = _check_radii(r_min, r_max)
         dtype = inexact_dtype("param_dtype", param_dtype)
         normal = jax.random.normal
-        lam = jax.random.uniform(rngs.params(), (width,), dtype, r_min, r_max)
-        gain = jnp.sqrt(1 - lam**2) if self.recurrent else jnp.ones((width,), dtype)
+        lam = jax.random.uniform(rngs.params(), (N,), dtype, r_min, r_max)
+        gain = jnp.sqrt(1 - lam**2) if self.recurrent else jnp.ones((N,), dtype)
         if self.recurrent:
             # lam = exp(-exp(nu_log)); lam = 0 (r_min = 0) is clipped to the smallest float
             self.nu_log = nnx.Param(jnp.log(-jnp.log(jnp.maximum(lam, jnp.finfo(dtype).tiny))))
-        scale_b = gain[:, None] / np.sqrt(d_in)
-        self.B = nnx.Param(scale_b * normal(rngs.params(), (width, d_in), dtype))
+        scale_b = gain[:, None] / np.sqrt(M)
+        self.B = nnx.Param(scale_b * normal(rngs.params(), (N, M), dtype))
         if self.mixing:
-            self.C = nnx.Param(normal(rngs.params(), (width, width), dtype) / np.sqrt(width))
-        self.b = nnx.Param(jnp.zeros((width,), dtype))
+            self.C = nnx.Param(normal(rngs.params(), (N, N), dtype) / np.sqrt(N))
+        self.b = nnx.Param(jnp.zeros((N,), dtype))
 
     def eigenvalues(self) -> Float[Array, " N"]:
         """The diagonal ``lam = exp(-exp(nu_log))`` (zeros when the recurrence is off)."""
@@ -112,8 +113,8 @@ class SSMLayer(nnx.Module):
             return jnp.zeros_like(self.b[...])
         return jnp.exp(-jnp.exp(self.nu_log[...]))
 
-    def __call__(self, z: Float[ArrayLike, "*batch L d_in"]) -> Float[Array, "*batch L N"]:
-        """``z``: real ``(..., L, d_in)``; returns the layer's output ``(..., L, width)``."""
+    def __call__(self, z: Float[ArrayLike, "*batch L M"]) -> Float[Array, "*batch L N"]:
+        """``z``: real ``(..., L, M)``; returns the layer's output ``(..., L, N)``."""
         u = jnp.einsum("...lm,nm->...ln", z, self.B[...])
         h = linear_scan(self.eigenvalues(), u, method=self.scan_method) if self.recurrent else u
         y = jnp.einsum("...ln,mn->...lm", h, self.C[...]) if self.mixing else h
@@ -122,18 +123,18 @@ class SSMLayer(nnx.Module):
 
 
 class StackedSSM(nnx.Module):
-    """``depth`` :class:`SSMLayer` s of width ``width``, then a linear readout to ``d_out``.
+    """``depth`` :class:`SSMLayer` s of width ``N``, then a linear readout to ``d_out``.
 
     Wang & Xue (2023), eqs. (1)-(2) stacked with a layer-wise non-linearity (module docstring).
-    Maps real ``(..., L, d_in)`` to ``(..., L, d_out)``. Keywords (``activation``, ``recurrent``,
+    Maps real ``(..., L, M)`` to ``(..., L, d_out)``. Keywords (``activation``, ``recurrent``,
     ``mixing``, ``residual``, ``r_min``, ``r_max``, ``param_dtype``, ``scan_method``) apply to
     every layer; ``residual`` skips a layer only where its input and output widths agree.
     """
 
     def __init__(
         self,
-        d_in: int,
-        width: int,
+        M: int,
+        N: int,
         d_out: int,
         *,
         depth: int = 2,
@@ -141,19 +142,19 @@ class StackedSSM(nnx.Module):
         rngs: nnx.Rngs,
         **layer_kwargs,
     ):
-        self.d_in = positive_int("d_in", d_in)
-        self.width = positive_int("width", width)
+        self.M = positive_int("M", M)
+        self.N = positive_int("N", N)
         self.d_out = positive_int("d_out", d_out)
         self.depth = positive_int("depth", depth)
-        widths = [self.d_in] + [self.width] * self.depth
+        sizes = [self.M] + [self.N] * self.depth
         self.layers = nnx.List(
             [
                 SSMLayer(a, b, param_dtype=param_dtype, rngs=rngs, **layer_kwargs)
-                for a, b in zip(widths[:-1], widths[1:], strict=True)
+                for a, b in zip(sizes[:-1], sizes[1:], strict=True)
             ]
         )
         dtype = inexact_dtype("param_dtype", param_dtype)
-        w = jax.random.normal(rngs.params(), (d_out, width), dtype) / np.sqrt(width)
+        w = jax.random.normal(rngs.params(), (d_out, N), dtype) / np.sqrt(N)
         self.W = nnx.Param(w)
         self.w = nnx.Param(jnp.zeros((d_out,), dtype))
 
@@ -163,13 +164,13 @@ class StackedSSM(nnx.Module):
         lam_max = max(float(jnp.max(layer.eigenvalues())) for layer in self.layers)
         return float(-np.log(lam_max)) if lam_max > 0 else float("inf")
 
-    def __call__(self, u: Float[ArrayLike, "*batch L d_in"]) -> Float[Array, "*batch L d_out"]:
-        """``u``: real ``(..., L, d_in)``; returns ``(..., L, d_out)``."""
+    def __call__(self, u: Float[ArrayLike, "*batch L M"]) -> Float[Array, "*batch L d_out"]:
+        """``u``: real ``(..., L, M)``; returns ``(..., L, d_out)``."""
         u = as_inexact("u", u)
         if jnp.iscomplexobj(u):
             raise TypeError(f"u must be real, got dtype {u.dtype}")
         check_ndim("u", u, 2)
-        check_shape("u", u, (None,) * (u.ndim - 1) + (self.d_in,))
+        check_shape("u", u, (None,) * (u.ndim - 1) + (self.M,))
         check_finite("u", u)
         return _forward(self, u)
 

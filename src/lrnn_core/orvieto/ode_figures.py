@@ -132,8 +132,8 @@ def width_figure(sizes: WidthSizes, run: WidthRun) -> Figure:
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     for j in sizes.lags:
         label = f"j = {j}, ‖ω‖ = {run.omega_norm[j]:.2f}"
-        ax.loglog(sizes.widths, run.errors[j], "o-", label=label)
-    D = np.asarray(sizes.widths, float)
+        ax.loglog(sizes.Ds, run.errors[j], "o-", label=label)
+    D = np.asarray(sizes.Ds, float)
     ax.loglog(D, run.errors[sizes.lags[0]][0] * D[0] / D, "k--", lw=1, label="∝ 1/D (Barron)")
     ax.axhline(sizes.eps, color="gray", ls=":", lw=1)
     ax.set_xlabel("MLP width D")

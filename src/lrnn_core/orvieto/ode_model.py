@@ -33,7 +33,7 @@ PHASE: float = math.pi / 10
 
 
 class ModelConfig(NamedTuple):
-    """One model of Figs. 5, 15, 16: ``N`` states, readout width ``hidden`` (0: linear readout),
+    """One model of Figs. 5, 15, 16: ``N`` states, readout width ``D`` (0: linear readout),
     ring initialisation ``r_min``, ``r_max``, phases ``U(0, max_phase)`` (the LRU code base's
     default ``2 pi``; the paper states none), and the scan of
     :func:`lrnn_core.core.scan.linear_scan` (``sequential``: on a CPU a training step is as fast
@@ -41,7 +41,7 @@ class ModelConfig(NamedTuple):
     is trained is a per-run choice of :func:`lrnn_core.orvieto.ode_sweep.sweep`."""
 
     N: int
-    hidden: int
+    D: int
     max_phase: float = TWO_PI
     r_min: float = 0.999
     r_max: float = 1.0
@@ -49,17 +49,17 @@ class ModelConfig(NamedTuple):
 
     @property
     def readout(self) -> str:
-        return "linear" if self.hidden == 0 else f"MLP {self.hidden}"
+        return "linear" if self.D == 0 else f"MLP {self.D}"
 
 
 def make_model(config: ModelConfig, rngs: nnx.Rngs) -> LRUModel:
     """The model of ``config``: inputs ``[v_k, 1]`` -> LRU -> readout, one output."""
-    hidden = nonnegative_int("hidden", config.hidden)
+    D = nonnegative_int("D", config.D)
     return LRUModel(
         2,
         positive_int("N", config.N),
         1,
-        hidden=(hidden,) if hidden else (),
+        D=(D,) if D else (),
         r_min=config.r_min,
         r_max=config.r_max,
         max_phase=config.max_phase,

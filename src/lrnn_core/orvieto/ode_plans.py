@@ -31,7 +31,7 @@ class SystemSizes(NamedTuple):
     n_train: int
     n_test: int
     N: int
-    hidden: int
+    D: int
     epochs: int
     batch_size: int
 
@@ -53,15 +53,9 @@ class Plan(NamedTuple):
 #: 200), batch size 32, the rate grid around the stated usual best 0.003 and 0.01, and the scan
 #: chosen per backend (``auto``: ``associative`` on a GPU).
 PAPER_PLAN = Plan(
-    PT=SystemSizes(
-        L=2048, n_train=10_000, n_test=1_000, N=128, hidden=256, epochs=200, batch_size=32
-    ),
-    LV=SystemSizes(
-        L=2048, n_train=10_000, n_test=1_000, N=128, hidden=512, epochs=200, batch_size=32
-    ),
-    LZ=SystemSizes(
-        L=512, n_train=10_000, n_test=1_000, N=256, hidden=1024, epochs=1000, batch_size=32
-    ),
+    PT=SystemSizes(L=2048, n_train=10_000, n_test=1_000, N=128, D=256, epochs=200, batch_size=32),
+    LV=SystemSizes(L=2048, n_train=10_000, n_test=1_000, N=128, D=512, epochs=200, batch_size=32),
+    LZ=SystemSizes(L=512, n_train=10_000, n_test=1_000, N=256, D=1024, epochs=1000, batch_size=32),
     seeds=(1, 2, 3, 4, 5, 6),
     lrs=(0.001, 0.003, 0.01),
     scan_method="auto",
@@ -115,7 +109,7 @@ def run_plan(
         sizes = getattr(plan, system)
         config = ModelConfig(
             sizes.N,
-            0 if linear else sizes.hidden,
+            0 if linear else sizes.D,
             max_phase=max_phase,
             scan_method=plan.scan_method if scan_method is None else scan_method,
         )
@@ -143,15 +137,15 @@ def run_plan(
 #: LV runs the paper's 200 epochs: a first stored run at 100 fell short of LV's margin (its rows
 #: are kept in the file under ``superseded``).
 CPU_PLAN = Plan(
-    PT=SystemSizes(L=512, n_train=512, n_test=128, N=64, hidden=128, epochs=100, batch_size=16),
-    LV=SystemSizes(L=512, n_train=512, n_test=128, N=64, hidden=128, epochs=200, batch_size=16),
-    LZ=SystemSizes(L=512, n_train=2048, n_test=128, N=64, hidden=128, epochs=40, batch_size=16),
+    PT=SystemSizes(L=512, n_train=512, n_test=128, N=64, D=128, epochs=100, batch_size=16),
+    LV=SystemSizes(L=512, n_train=512, n_test=128, N=64, D=128, epochs=200, batch_size=16),
+    LZ=SystemSizes(L=512, n_train=2048, n_test=128, N=64, D=128, epochs=40, batch_size=16),
     seeds=(1, 2, 3),
     lrs=(3e-3,),
     scan_method="inplace",
 )
 
 #: The chapter's live run at ``ci`` scale (PT only): a few hundred steps on ``L = 256``, 128
-#: trajectories, ``N = 16``, MLP width 32, 60 epochs of batch 16; seed 1, Adam at 3e-3.
-_CI_SYSTEM = SystemSizes(L=256, n_train=128, n_test=32, N=16, hidden=32, epochs=60, batch_size=16)
+#: trajectories, ``N = 16``, MLP width ``D = 32``, 60 epochs of batch 16; seed 1, Adam at 3e-3.
+_CI_SYSTEM = SystemSizes(L=256, n_train=128, n_test=32, N=16, D=32, epochs=60, batch_size=16)
 CI_PLAN = Plan(PT=_CI_SYSTEM, LV=_CI_SYSTEM, LZ=_CI_SYSTEM, seeds=(1,), lrs=(3e-3,))

@@ -476,7 +476,7 @@ def width_report(sizes: WidthSizes, run: WidthRun) -> str:
             f"{sizes.radius**-j / np.sqrt(sizes.N):.3f}), token recovery error "
             f"{run.token_err[j]:.1e}, Barron width bound ∝ ‖ω_j‖² = {norm**2:.3g}"
         )
-        per_width = {D: float(f"{e:.3g}") for D, e in zip(sizes.widths, run.errors[j], strict=True)}
+        per_width = {D: float(f"{e:.3g}") for D, e in zip(sizes.Ds, run.errors[j], strict=True)}
         lines.append(f"  relative test MSE (best of seeds) per width: {per_width}")
     return "\n".join(lines)
 
@@ -496,7 +496,7 @@ class WidthVerdict(NamedTuple):
 def width_verdict(sizes: WidthSizes, run: WidthRun) -> WidthVerdict:
     """``D(eps)`` per lag (:func:`smallest_width`) and the width row: an illustration of the
     Barron bound ``D >= 4 r^2 C_T^2 ||Omega_k||^2 S^3 eps^-2`` (Prop. 2), never "reproduced"."""
-    d_eps = [smallest_width(list(sizes.widths), run.errors[j], sizes.eps) for j in sizes.lags]
+    d_eps = [smallest_width(list(sizes.Ds), run.errors[j], sizes.eps) for j in sizes.lags]
     d_text = ["none on the grid" if np.isinf(d) else str(int(d)) for d in d_eps]
     grows = widens(d_eps)  # lags in order of growing ‖ω_j‖
     control = widens(d_eps[::-1])  # the same check with the order of ‖ω_j‖ reversed

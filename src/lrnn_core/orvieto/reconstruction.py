@@ -56,7 +56,7 @@ def _sequences(name: str, u: ArrayLike, length: int | None = None) -> Array:
 
 
 def last_state(lru: LRU, u: Float[ArrayLike, "batch L"]) -> Complex[Array, "batch N"]:
-    """The last LRU state ``x_L = (gamma . b) . (V_L u)`` for scalar inputs (``d_model = 1``).
+    """The last LRU state ``x_L = (gamma . b) . (V_L u)`` for scalar inputs (``M = 1``).
 
     Orvieto et al. (ICML 2024), eq. (4) with the LRU's input weights ``gamma . B`` (Orvieto et al.,
     2023, §3.4): ``x_L = sum_k Lambda^(L-k) gamma B u_k``. The LRU stores ``log lambda =
@@ -64,8 +64,8 @@ def last_state(lru: LRU, u: Float[ArrayLike, "batch L"]) -> Complex[Array, "batc
     (the same matrix as :func:`lrnn_core.core.vandermonde.vandermonde`, whose cumulative product
     takes seconds longer to differentiate under ``jit``); ``V_L u`` is two real matrix products.
     """
-    if lru.d_model != 1:
-        raise ValueError(f"last_state needs an LRU with d_model=1, got d_model={lru.d_model}")
+    if lru.M != 1:
+        raise ValueError(f"last_state needs an LRU with M=1, got M={lru.M}")
     u = _sequences("u", u)
     log_lam = -jnp.exp(lru.nu_log[...]) + 1j * jnp.exp(lru.theta_log[...])
     V = jnp.exp(jnp.arange(u.shape[-1] - 1, -1, -1, dtype=u.dtype) * log_lam[:, None])
@@ -76,9 +76,9 @@ def last_state(lru: LRU, u: Float[ArrayLike, "batch L"]) -> Complex[Array, "batc
 class Reconstructor(nnx.Module):
     """An LRU read once, at its last state, and a decoder to the whole input (Fig. 4).
 
-    ``hidden=()``: linear decoder ``Omega: R^(2N) -> R^L`` (with a bias); ``hidden=(w,)``: a
-    one-hidden-layer ReLU MLP of width ``w`` (2048 in the paper). The LRU's readout ``C``, ``D`` is
-    not used.
+    ``D=()``: linear decoder ``Omega: R^(2N) -> R^L`` (with a bias); ``D=(w,)``: a
+    one-hidden-layer ReLU MLP of width ``w`` (2048 in the paper). The LRU's own readout (``lru.C``,
+    ``lru.D``) is not used.
     """
 
     def __init__(
@@ -86,14 +86,14 @@ class Reconstructor(nnx.Module):
         N: int,
         length: int,
         *,
-        hidden: Sequence[int] = (),
+        D: Sequence[int] = (),
         r_min: float = 0.9,
         r_max: float = 0.999,
         rngs: nnx.Rngs,
     ):
         self.length = positive_int("length", length)
         self.lru = LRU(N, 1, r_min=r_min, r_max=r_max, rngs=rngs)
-        self.decoder = MLPHead(N, self.length, hidden=tuple(hidden), rngs=rngs)
+        self.decoder = MLPHead(N, self.length, D=tuple(D), rngs=rngs)
 
     def __call__(self, u: Float[ArrayLike, "batch L"]) -> Float[Array, "batch L"]:
         """Reconstruct ``u`` (``(batch, L)``) from ``x_L``."""
@@ -107,7 +107,7 @@ def pixel_mse(model: Reconstructor, u: Float[ArrayLike, "batch L"]) -> Float[Arr
 
 @dataclass(frozen=True)
 class ReconstructionRun:
-    """One (N, decoder) cell of Fig. 4, trained for each seed.
+    """One (N, decoder) cell of Fig. 4, trained for each seed; ``D``: the decoder's hidden widths.
 
     ``train_mse`` / ``test_mse`` ``(seeds,)``: :func:`pixel_mse` of the trained model on all
     training / held-out sequences; ``curve`` ``(seeds, steps)``: the loss of every training step;
@@ -116,7 +116,7 @@ class ReconstructionRun:
     """
 
     N: int
-    hidden: tuple[int, ...]
+    D: tuple[int, ...]
     train_mse: np.ndarray
     test_mse: np.ndarray
     curve: np.ndarray
@@ -130,7 +130,7 @@ def train_reconstruction(
     test_u: Float[ArrayLike, "m L"],
     N: int,
     *,
-    hidden: Sequence[int] = (),
+    D: Sequence[int] = (),
     epochs: int,
     batch_size: int = 64,
     seeds: Sequence[int] = (0,),
@@ -154,10 +154,10 @@ def train_reconstruction(
     if batch_size > n:
         raise ValueError(f"batch_size must be <= the {n} training sequences, got {batch_size}")
     steps = epochs * (n // batch_size)
-    hidden = tuple(hidden)
+    D = tuple(D)
 
     def make(rngs: nnx.Rngs) -> Reconstructor:
-        return Reconstructor(N, length, hidden=hidden, r_min=r_min, r_max=r_max, rngs=rngs)
+        return Reconstructor(N, length, D=D, r_min=r_min, r_max=r_max, rngs=rngs)
 
     def batch(key: Array) -> Array:
         return train_u[jax.random.choice(key, n, (batch_size,), replace=False)]
@@ -182,7 +182,7 @@ def train_reconstruction(
         examples.append(np.asarray(model(test_u[:n_examples])))
     return ReconstructionRun(
         N=N,
-        hidden=hidden,
+        D=D,
         train_mse=np.array(train_mse),
         test_mse=np.array(test_mse),
         curve=np.asarray(result.losses),

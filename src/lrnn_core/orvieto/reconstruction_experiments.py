@@ -160,7 +160,7 @@ def fig4_cell(
     N: int,
     head: str,
     *,
-    width: int,
+    D: int,
     epochs: int,
     lr: float,
     batch_size: int,
@@ -168,7 +168,8 @@ def fig4_cell(
     baseline_seed: int,
     keep_run: bool = False,
 ) -> Fig4Row:
-    """Train one cell (all ``seeds`` at once) and return its numbers as a results-file row.
+    """Train one cell (all ``seeds`` at once) and return its numbers as a results-file row;
+    ``D``: the hidden width of the MLP decoder (unused by the linear one).
 
     ``best``, ``median``, ``min``, ``max``: held-out MSE over the seeds (best = min, the
     best-of-seeds protocol, with the median beside it); ``train_mse``, ``test_mse``: per seed;
@@ -178,7 +179,7 @@ def fig4_cell(
     """
     if head not in HEADS:
         raise ValueError(f"head must be one of {HEADS}, got {head!r}")
-    width = positive_int("width", width)
+    D = positive_int("D", D)
     lr = positive_number("lr", lr)
     seeds = seed_list("seeds", seeds)
     train_u, test_u = _images("train_u", train_u), _images("test_u", test_u)
@@ -187,7 +188,7 @@ def fig4_cell(
         train_u,
         test_u,
         N,
-        hidden=() if head == "linear" else (width,),
+        D=() if head == "linear" else (D,),
         epochs=epochs,
         batch_size=batch_size,
         seeds=seeds,
@@ -229,7 +230,7 @@ def fig4_grid(
     test_u: Float[ArrayLike, "m L"],
     Ns: Sequence[int],
     *,
-    width: int,
+    D: int,
     epochs: int,
     lr: float,
     batch_size: int,
@@ -244,7 +245,7 @@ def fig4_grid(
     for N in Ns:
         for head in HEADS:
             cells[head, N] = fig4_cell(
-                train_u, test_u, N, head, width=width, epochs=epochs, lr=lr,
+                train_u, test_u, N, head, D=D, epochs=epochs, lr=lr,
                 batch_size=batch_size, seeds=seeds, baseline_seed=baseline_seeds[N],
                 keep_run=True,
             )  # fmt: skip

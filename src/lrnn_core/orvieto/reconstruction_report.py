@@ -283,7 +283,7 @@ def fig4_row(
     """The Fig. 4 row, a trained row (the headline cell's error and baselines, ``margin``) with
     ``holds`` as the chapter asserted it and its status (``full``: the paper's full claim). Its
     texts: the stored grid (``hyper``, its provenance's hyperparameters: ``steps``,
-    ``batch_size``, ``n_train``, ``lr``, ``width``; ``seeds``), every data set's orderings, the
+    ``batch_size``, ``n_train``, ``lr``, ``D``; ``seeds``), every data set's orderings, the
     paper-budget run ``budget = (steps, Ns, orderings)``, the headline cell
     ``headline = (N0, source, error, baselines)`` against ``margin``, and the negative control
     (the mean image, by the same checks)."""
@@ -298,7 +298,7 @@ def fig4_row(
         "N = 1024 negligible (axis 1e-5 … 1e-1); MLP decoder much better at small N, "
         "linear best at N = 1024",
         ours=f"stored GPU run ({hyper['steps']} steps of {hyper['batch_size']} per cell, "
-        f"{hyper['n_train']} MNIST images, lr {hyper['lr']:g}, MLP {hyper['width']} wide, "
+        f"{hyper['n_train']} MNIST images, lr {hyper['lr']:g}, MLP {hyper['D']} wide, "
         f"seeds {seeds}), held-out MSE: "
         + (described or "no complete N-ordering stored")
         + f". At the paper's budget ({steps100} steps, MNIST, N = {N100}): orderings "

@@ -86,25 +86,25 @@ def width_task(
 def width_errors(
     train_task: WidthTask,
     test_task: WidthTask,
-    widths: list[int],
+    Ds: list[int],
     seeds: list[int],
     *,
     steps: int,
     lr: float,
-) -> Float[np.ndarray, "widths seeds"]:
+) -> Float[np.ndarray, "Ds seeds"]:
     """Relative test MSE ``mean((g(x) - y)^2) / var(y)`` of one-hidden-layer ReLU MLPs
-    (:class:`MLPHead`, width ``D``) trained full-batch with Adam (:func:`train`) for every width and
-    seed."""
+    (:class:`MLPHead`, width ``D``) trained full-batch with Adam (:func:`train`) for every width
+    ``D`` in ``Ds`` and seed."""
     x = np.asarray(train_task.states, np.complex64)
     y = np.asarray(train_task.targets, np.float32)
     x_test = np.asarray(test_task.states, np.complex64)
     y_test = np.asarray(test_task.targets)
     N = x.shape[1]
-    out = np.empty((len(widths), len(seeds)))
-    for i, D in enumerate(widths):
-        D = positive_int("width", D)
+    out = np.empty((len(Ds), len(seeds)))
+    for i, D in enumerate(Ds):
+        D = positive_int("D", D)
         result = train(
-            lambda rngs, D=D: MLPHead(N, 1, hidden=(D,), rngs=rngs),
+            lambda rngs, D=D: MLPHead(N, 1, D=(D,), rngs=rngs),
             mse_loss,
             (x, y),
             steps=steps,
@@ -118,11 +118,12 @@ def width_errors(
     return out
 
 
-def smallest_width(widths: list[int], errors: Float[np.ndarray, " widths"], eps: float) -> float:
-    """The smallest width whose error is ``<= eps`` (``inf`` if none): the empirical ``D(eps)``."""
+def smallest_width(Ds: list[int], errors: Float[np.ndarray, " Ds"], eps: float) -> float:
+    """The smallest width in ``Ds`` whose error is ``<= eps`` (``inf`` if none): the empirical
+    ``D(eps)``."""
     eps = real_number("eps", eps)
     errors = np.asarray(errors, float)
-    if errors.shape != (len(widths),):
-        raise ValueError(f"errors must have shape ({len(widths)},), got {errors.shape}")
-    reached = [w for w, e in zip(widths, errors, strict=True) if e <= eps]
+    if errors.shape != (len(Ds),):
+        raise ValueError(f"errors must have shape ({len(Ds)},), got {errors.shape}")
+    reached = [D for D, e in zip(Ds, errors, strict=True) if e <= eps]
     return float(min(reached)) if reached else float("inf")

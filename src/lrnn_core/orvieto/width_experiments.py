@@ -17,14 +17,14 @@ __all__ = ["WIDTH_BOOK", "WIDTH_CI", "WidthRun", "WidthSizes", "run_widths", "wi
 
 class WidthSizes(NamedTuple):
     """``N`` states (= sequence length ``L``), eigenvalue modulus ``radius`` (``rho``), the lags
-    ``j``, the MLP widths ``D``, MLP seeds per (lag, width), train/test sequences, full-batch Adam
+    ``j``, the MLP widths ``Ds``, MLP seeds per (lag, width), train/test sequences, full-batch Adam
     steps and rate, ``frequency`` (``a`` in ``sin(a u)``) and the relative test MSE ``eps`` that
     defines ``D(eps)``."""
 
     N: int
     radius: float
     lags: tuple[int, ...]
-    widths: tuple[int, ...]
+    Ds: tuple[int, ...]
     n_seeds: int
     n_train: int
     n_test: int
@@ -36,12 +36,12 @@ class WidthSizes(NamedTuple):
 
 #: ``ci`` scale: three widths, two seeds.
 WIDTH_CI = WidthSizes(
-    N=8, radius=0.7, lags=(0, 3, 6), widths=(2, 8, 32), n_seeds=2, n_train=2048, n_test=2048,
+    N=8, radius=0.7, lags=(0, 3, 6), Ds=(2, 8, 32), n_seeds=2, n_train=2048, n_test=2048,
     steps=1000, lr=1e-2, frequency=3.0, eps=5e-3,
 )  # fmt: skip
 #: ``book`` scale (also ``paper``: the paper has no experiment for these bounds).
 WIDTH_BOOK = WidthSizes(
-    N=8, radius=0.7, lags=(0, 3, 6), widths=(2, 4, 8, 16, 32, 64), n_seeds=3, n_train=4096,
+    N=8, radius=0.7, lags=(0, 3, 6), Ds=(2, 4, 8, 16, 32, 64), n_seeds=3, n_train=4096,
     n_test=4096, steps=2000, lr=1e-2, frequency=3.0, eps=5e-3,
 )  # fmt: skip
 
@@ -49,7 +49,7 @@ WIDTH_BOOK = WidthSizes(
 class WidthRun(NamedTuple):
     """Per lag ``j``: ``omega_norm`` ``||omega_j||``; ``token_err`` the largest
     ``|omega_j . x_L - u_{L-j}|`` on the training set; ``errors`` the relative test MSE per width
-    (best of seeds)."""
+    ``D`` of ``Ds`` (best of seeds)."""
 
     omega_norm: dict[int, float]
     token_err: dict[int, float]
@@ -70,7 +70,7 @@ def run_widths(sizes: WidthSizes, seed: Callable[[int], int]) -> WidthRun:
         omega_norm[j] = np.linalg.norm(train.omega)
         mlp_seeds = [seed(60 + 10 * i + k) for k in range(sizes.n_seeds)]
         errors[j] = width_errors(
-            train, test, list(sizes.widths), mlp_seeds, steps=sizes.steps, lr=sizes.lr
+            train, test, list(sizes.Ds), mlp_seeds, steps=sizes.steps, lr=sizes.lr
         ).min(axis=1)
     return WidthRun(omega_norm, token_err, errors)
 

@@ -96,7 +96,7 @@ class CTRNN(NamedTuple):
     C: Float[Array, "*runs d_out N"]
 
     @property
-    def width(self) -> int:
+    def N(self) -> int:
         """The state width N."""
         return self.raw.shape[-1]
 

@@ -106,8 +106,8 @@ def fit_linear_rnn(
     coef = fit_exp_sum(rho, t, rates)
     with jax.enable_x64(True):  # the raw parameter of a float64 fit, kept in float64
         raw = np.asarray(raw_from_weight(-rates, parameterisation))
-    width = len(rates)
-    return CTRNN(raw=raw, B=np.ones((width, 1)), b=np.zeros(width), C=coef[None, :])
+    N = len(rates)
+    return CTRNN(raw=raw, B=np.ones((N, 1)), b=np.zeros(N), C=coef[None, :])
 
 
 def linear_rnn_kernel(
@@ -354,7 +354,7 @@ class WidthResult(NamedTuple):
     ``max_epochs``; the stop is applied afterwards); ``best`` (R,): the checkpoint's validation
     loss, the lowest up to the stop; ``params``: the checkpoint (a CTRNN with run axis R)."""
 
-    width: int
+    N: int
     threshold: np.ndarray
     epochs: np.ndarray
     val_losses: np.ndarray
@@ -369,7 +369,7 @@ def train_sequential_widths(
     y_val: Float[ArrayLike, "runs n_val L d_out"],
     *,
     key: Array,
-    widths: tuple[int, ...] = (8, 16, 32, 64),
+    Ns: tuple[int, ...] = (8, 16, 32, 64),
     activation: str = "hardtanh",
     max_epochs: int = 1000,
     first_threshold: float = 100.0,
@@ -388,7 +388,7 @@ def train_sequential_widths(
     ``scripts/lf_all.sh`` with ``configs/experiment/LF/base.yaml``), for R targets at once.
 
     Widths are trained in turn, each from a fresh initialisation (:func:`init_ctrnn`, the same for
-    every target). Width ``widths[i]`` stops at the first epoch ``>= min_epochs`` whose validation
+    every target). Width ``Ns[i]`` stops at the first epoch ``>= min_epochs`` whose validation
     loss is below its threshold; the first threshold is ``first_threshold`` (the scripts' loose
     100), the next one ``ratio`` times the checkpoint's validation loss (the best up to the stop).
     Loss: :func:`time_weighted_mse` with ``power``; optimiser: global-norm clipping at
@@ -400,9 +400,9 @@ def train_sequential_widths(
     parameters after every epoch, so the stop and the checkpoint are applied after training.
     """
     check_choice("activation", activation, ACTIVATIONS)
-    widths = tuple(positive_int(f"widths[{i}]", m) for i, m in enumerate(widths))
-    if not widths:
-        raise ValueError("widths must hold at least one width")
+    Ns = tuple(positive_int(f"Ns[{i}]", N) for i, N in enumerate(Ns))
+    if not Ns:
+        raise ValueError("Ns must hold at least one width")
     max_epochs = positive_int("max_epochs", max_epochs)
     min_epochs = nonnegative_int("min_epochs", min_epochs)
     first_threshold = positive_number("first_threshold", first_threshold)
@@ -446,15 +446,15 @@ def train_sequential_widths(
 
     results, threshold = [], np.full(runs, first_threshold)
     epoch = np.arange(1, max_epochs + 1)
-    for m in widths:
-        one = init_ctrnn(jax.random.fold_in(k_init, m), m, M=M, d_out=d_out, dtype=u.dtype)
+    for N in Ns:
+        one = init_ctrnn(jax.random.fold_in(k_init, N), N, M=M, d_out=d_out, dtype=u.dtype)
         _, unravel = ravel_pytree(one)
         start = _Probed(
             jax.tree.map(lambda a: jnp.broadcast_to(a, (runs, *a.shape)), one),
             jnp.zeros(runs, u.dtype),
         )
         streams, batch_at = _ctrnn_batches(
-            u, y, False, True, jax.random.fold_in(k_data, m), runs, batch_size
+            u, y, False, True, jax.random.fold_in(k_data, N), runs, batch_size
         )
         streams["y_val"] = y_val
         record = train_params(
@@ -469,7 +469,7 @@ def train_sequential_widths(
             ),
             evaluate=evaluate,
             progress=progress,
-            desc=f"width {m}",
+            desc=f"N={N}",
         ).eval_losses
         val = np.where(np.isfinite(record[..., 0]), record[..., 0], np.inf)
         below = (val < threshold[:, None]) & (epoch >= min_epochs)
@@ -480,7 +480,7 @@ def train_sequential_widths(
         ckpt = [unravel(jnp.asarray(record[r, best_at[r], 1:])) for r in range(runs)]
         results.append(
             WidthResult(
-                width=m,
+                N=N,
                 threshold=threshold,
                 epochs=np.where(reached, stop, np.inf).astype(np.float64),
                 val_losses=val,

@@ -337,9 +337,9 @@ def lru_family(
     rngs = nnx.Rngs(seed)
     ring = dict(r_min=r_min, r_max=r_max, param_dtype=param_dtype)
     lru = LRU(N, 1, rngs=rngs, **ring)
-    single = LRUModel(1, N, 1, hidden=(32,), rngs=rngs, **ring)
-    bottom = LRUModel(1, N, 4, hidden=(32,), rngs=rngs, **ring)
-    top = LRUModel(4, N, 1, hidden=(32,), rngs=rngs, **ring)
+    single = LRUModel(1, N, 1, D=(32,), rngs=rngs, **ring)
+    bottom = LRUModel(1, N, 4, D=(32,), rngs=rngs, **ring)
+    top = LRUModel(4, N, 1, D=(32,), rngs=rngs, **ring)
     return [
         ("LRU", lambda u: lru(u[:, None])[:, 0], slowest_rate(lru)),
         ("LRU + MLP", lambda u: single(u[:, None])[:, 0], slowest_rate(single.lru)),

@@ -342,7 +342,7 @@ def lru_perturbed_modulus(
 def linear_perturbation_errors(
     rho: Float[ArrayLike, " T"],
     t: Float[ArrayLike, " T"],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
     *,
     key: Array,
@@ -352,32 +352,32 @@ def linear_perturbation_errors(
     perturbed: str,
     per_draw: bool = False,
 ) -> np.ndarray:
-    """``E_m(beta)`` (len(widths), len(betas)) of the least-squares linear RNNs of each width ``m``
+    """``E_m(beta)`` (len(Ns), len(betas)) of the least-squares linear RNNs of each width ``N``
     for the kernel ``rho`` on the grid ``t`` (WLL Def. 3.4 with Figs 1 and 4; App. D).
 
-    Width ``m`` is :func:`lrnn_core.wang_li_li.fitting.fit_linear_rnn` with the decay rates
-    ``rates(m)`` (default: its uniform rates), expressed in ``parameterisation``, and its error is
+    Width ``N`` is :func:`lrnn_core.wang_li_li.fitting.fit_linear_rnn` with the decay rates
+    ``rates(N)`` (default: its uniform rates), expressed in ``parameterisation``, and its error is
     :func:`kernel_perturbation_error` with ``key``, ``draws`` and ``perturbed``, the same noise for
-    every width. ``per_draw=True`` returns the kernel error of every draw instead, (len(widths),
+    every width. ``per_draw=True`` returns the kernel error of every draw instead, (len(Ns),
     len(betas), draws) (:func:`perturbed_losses`; NaN as ``inf``), whose maximum over the last axis
     is ``E_m(beta)``. The fit is in float64; run inside ``jax.enable_x64(True)`` to keep the
     perturbed kernels in float64 too."""
-    widths = [positive_int("widths", m) for m in widths]
-    check_not_empty("widths", np.asarray(widths))
+    Ns = [positive_int("Ns", N) for N in Ns]
+    check_not_empty("Ns", np.asarray(Ns))
     if rates is not None and not callable(rates):
         raise TypeError(f"rates must be a function of the width, got {type(rates).__name__}")
 
-    def fit(m: int) -> CTRNN:
+    def fit(N: int) -> CTRNN:
         if rates is None:
-            return fit_linear_rnn(rho, t, m, parameterisation=parameterisation)
-        return fit_linear_rnn(rho, t, rates=rates(m), parameterisation=parameterisation)
+            return fit_linear_rnn(rho, t, N, parameterisation=parameterisation)
+        return fit_linear_rnn(rho, t, rates=rates(N), parameterisation=parameterisation)
 
     per_draw = check_flag("per_draw", per_draw)
     if not per_draw:
         return np.array(
             [
                 kernel_perturbation_error(
-                    fit(m),
+                    fit(N),
                     rho,
                     t,
                     betas,
@@ -386,7 +386,7 @@ def linear_perturbation_errors(
                     parameterisation=parameterisation,
                     perturbed=perturbed,
                 )
-                for m in widths
+                for N in Ns
             ]
         )
 
@@ -394,15 +394,15 @@ def linear_perturbation_errors(
     return np.array(
         [
             perturbed_losses(
-                loss, fit(m), betas, key=key, draws=draws, perturbed=perturbed, data=(rho, t)
+                loss, fit(N), betas, key=key, draws=draws, perturbed=perturbed, data=(rho, t)
             )
-            for m in widths
+            for N in Ns
         ]
     )
 
 
 def width_growth(
-    errors: Float[ArrayLike, "n_widths n_betas"], *, widest_only: bool = False
+    errors: Float[ArrayLike, "Ns n_betas"], *, widest_only: bool = False
 ) -> np.ndarray:
     """How much ``E_m(beta)`` grows with the width, for each beta: ``max_m E_m / E_{m_1}`` over the
     rows ``m_1 < m_2 < ...`` of ``errors`` (``widest_only=True``: ``E_{m_last} / E_{m_1}``). A
@@ -413,7 +413,7 @@ def width_growth(
     errors = np.asarray(errors, dtype=np.float64)
     if errors.ndim != 2 or errors.shape[0] < 2:
         raise ValueError(
-            f"errors must be 2-D (widths, betas) with at least two widths, got {errors.shape}"
+            f"errors must be 2-D (Ns, betas) with at least two widths, got {errors.shape}"
         )
     if np.any(np.isnan(errors)) or np.any(errors < 0) or np.any(errors[0] == 0):
         raise ValueError("errors must be >= 0, not NaN, and > 0 for the narrowest width")

@@ -41,7 +41,7 @@ __all__ = [
     "window_check",
 ]
 
-#: (activation, parameterisation) -> E_m(beta) sets, (sets, widths, betas).
+#: (activation, parameterisation) -> E_m(beta) sets, (sets, Ns, betas).
 ErrorSets = Mapping[tuple[str, str], np.ndarray]
 #: (activation, parameterisation) -> the models of each width.
 Models = Mapping[tuple[str, str], Sequence[CTRNN]]
@@ -50,7 +50,7 @@ SMOOTH, STABLE = ("hardtanh", "tanh"), ("exp", "softplus")
 
 
 class Fig4Check(NamedTuple):
-    """WLL Fig. 4 past the crossing ``beta > widths[-1]^-1.5`` (``past``, over the betas > 0):
+    """WLL Fig. 4 past the crossing ``beta > Ns[-1]^-1.5`` (``past``, over the betas > 0):
     ``growth`` (sets, betas > 0) of each map (:func:`width_growth` of each set); whether direct is
     above every stable map beyond the spread, in the growth and the widest model's error
     (:func:`direct_above`), and the same check of direct against independent draws of direct
@@ -69,15 +69,15 @@ class Fig4Check(NamedTuple):
 
 
 def fig4_check(
-    error_sets: Mapping[str, Float[ArrayLike, "sets widths betas"]],
-    widths: Sequence[int],
+    error_sets: Mapping[str, Float[ArrayLike, "sets Ns betas"]],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
 ) -> Fig4Check:
     """The Fig. 4 check on each map's ``E_m(beta)`` sets (``betas[0] = 0`` is left out); the
     control splits the direct sets in two halves."""
     sets = {p: np.asarray(E)[:, :, 1:] for p, E in error_sets.items()}
     growth = {p: np.array([width_growth(E) for E in S]) for p, S in sets.items()}
-    past = np.asarray(betas)[1:] > widths[-1] ** -1.5
+    past = np.asarray(betas)[1:] > Ns[-1] ** -1.5
     stable = np.stack([sets[p] for p in STABLE_PARAMETERISATIONS])
     g, w = direct_above(sets["direct"], stable)
     half = len(sets["direct"]) // 2
@@ -125,7 +125,7 @@ def window_check(
         g_above[a], w_above[a] = direct_above(error_sets[a, "direct"], stable)
         above[a] = bool(np.all(g_above[a][window]) and np.all(w_above[a][window]))
         for p in ps:
-            E = error_sets[a, p][:, :, j_below]  # (sets, widths)
+            E = error_sets[a, p][:, :, j_below]  # (sets, Ns)
             grows[a, p] = separated(E[:, 0], E[:, -1])
     return WindowCheck(lo, hi, window, j_below, above, g_above, w_above, grows)
 
@@ -144,7 +144,7 @@ class BiasCheck(NamedTuple):
 def bias_check(
     direct_models: Sequence[CTRNN],
     error_sets: ErrorSets,
-    frozen: Mapping[tuple[str, str], Float[ArrayLike, "widths betas"]],
+    frozen: Mapping[tuple[str, str], Float[ArrayLike, "Ns betas"]],
     *,
     L: int,
     dt: float,
@@ -168,7 +168,7 @@ def bias_check(
 
 
 class Fig7Check(NamedTuple):
-    """WLL Fig. 7: the ReLU models' ``E_m(0)`` (maps, widths), whether they fit at least as well
+    """WLL Fig. 7: the ReLU models' ``E_m(0)`` (maps, Ns), whether they fit at least as well
     as the narrowest linear (tanh, direct) fit, whether no stable model of the widest width
     crosses 0 at any beta, and ``holds`` = fit and direct above stable in the window."""
 
@@ -188,7 +188,7 @@ def fig7_check(
     draws: int,
     perturbed: str,
 ) -> Fig7Check:
-    """The Fig. 7 check on the first sets ``E_m(beta)`` (widths, betas) of every run."""
+    """The Fig. 7 check on the first sets ``E_m(beta)`` (Ns, betas) of every run."""
     relu_e0 = np.array([E[:, 0] for (a, _), E in first_sets.items() if a == "relu"])
     relu_fits = bool(np.all(relu_e0 <= first_sets["tanh", "direct"][0, 0]))
     never_cross = all(

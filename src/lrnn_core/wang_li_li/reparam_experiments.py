@@ -58,7 +58,7 @@ Models = Mapping[tuple[str, str], Sequence[CTRNN]]
 class Sizes(NamedTuple):
     """The sizes of the chapter's experiments that depend on the scale."""
 
-    widths_nl: tuple[int, ...]  # Figs. 7-8: widths m of the nonlinear RNNs
+    Ns_nl: tuple[int, ...]  # Figs. 7-8: widths m of the nonlinear RNNs
     n_test_nl: int  # Figs. 7-8: test sequences for E_m(beta)
     finetune_epochs: int  # Figs. 7-8: training after the least-squares fit
     mnist_side: int  # Fig. 9 / Table 1: MNIST images downsampled to side x side
@@ -104,7 +104,7 @@ def polynomial_grid(T: float, points: int) -> tuple[np.ndarray, np.ndarray]:
 def fig4_error_sets(
     rho: Float[ArrayLike, " T"],
     t: Float[ArrayLike, " T"],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
     *,
     key: Array,
@@ -115,12 +115,12 @@ def fig4_error_sets(
 ) -> np.ndarray:
     """``E_m(beta)`` (WLL Def. 3.4, Fig. 4) of the least-squares linear RNNs with geometric rates
     of each width, for ``sets`` independent sets of ``draws_per_set`` draws (draws ``0..9``,
-    ``10..19``, ... of ``key``), shape ``(sets, widths, betas)``; no running max, float64 fits
+    ``10..19``, ... of ``key``), shape ``(sets, Ns, betas)``; no running max, float64 fits
     and kernels."""
     sets = positive_int("sets", sets)
     with jax.enable_x64(True):  # least-squares coefficients cancel down to 1e-13
         E = linear_perturbation_errors(
-            rho, t, widths, betas, key=key, draws=draws_per_set * sets, rates=geometric_rates,
+            rho, t, Ns, betas, key=key, draws=draws_per_set * sets, rates=geometric_rates,
             parameterisation=parameterisation, perturbed=perturbed, per_draw=True,
         )  # fmt: skip
     return sets_of_draws(E, repeats=draws_per_set, running_max=False).transpose(1, 0, 2)
@@ -185,7 +185,7 @@ def nl_models(
     rho: Float[ArrayLike, " T"],
     t: Float[ArrayLike, " T"],
     runs: Mapping[str, Sequence[str]],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     *,
     dt: float,
     finetune_epochs: int = 0,
@@ -208,7 +208,7 @@ def nl_models(
                 L=L,
                 amplitude=amplitude,
             )  # fmt: skip
-            for N in widths
+            for N in Ns
         ]
         for a, ps in runs.items()
         for p in ps
@@ -228,7 +228,7 @@ def nl_error_sets(
 ) -> dict[tuple[str, str], np.ndarray]:
     """``E_m(beta)`` of each run's models by the authors' protocol (WLL Figs 7-8: max over
     ``repeats`` draws, running max over beta; :func:`sets_of_draws`) for ``sets`` independent sets
-    of draws of ``key`` (the same noise for every model), shape ``(sets, widths, betas)``; one set
+    of draws of ``key`` (the same noise for every model), shape ``(sets, Ns, betas)``; one set
     of draws at a time, so that calls with any number of sets share their compiled programs."""
     out = {}
     for (a, p), ms in models.items():

@@ -28,8 +28,8 @@ _RULES = ('authors\' protocol, all parameters ("all")', "book's ablation, b fixe
 
 
 def fig4_figure(
-    errors: Mapping[str, Float[ArrayLike, "widths betas"]],
-    widths: Sequence[int],
+    errors: Mapping[str, Float[ArrayLike, "Ns betas"]],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
     scale: str,
 ) -> Figure:
@@ -37,7 +37,7 @@ def fig4_figure(
     betas = np.asarray(betas)
     fig, axes = plt.subplots(1, len(errors), figsize=(14, 3.6), sharey=True)
     for ax, (p, E) in zip(axes, errors.items(), strict=True):
-        for m, row in zip(widths, np.asarray(E), strict=True):
+        for m, row in zip(Ns, np.asarray(E), strict=True):
             ax.loglog(betas[1:], row[1:], "o-", ms=3, label=f"m={m}")
         ax.set(xlabel=r"$\beta$", title=f"{p}")
     axes[0].set_ylabel(r"$E_m(\beta)$ (kernel MSE)")
@@ -51,9 +51,9 @@ def fig4_figure(
 
 
 def nonlinear_figure(
-    rows: Sequence[Mapping[tuple[str, str], Float[ArrayLike, "widths betas"]]],
+    rows: Sequence[Mapping[tuple[str, str], Float[ArrayLike, "Ns betas"]]],
     runs: Mapping[str, Sequence[str]],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
     target_var: float,
     title: str,
@@ -65,7 +65,7 @@ def nonlinear_figure(
     for i, errors in enumerate(rows):
         for ax, (a, ps) in zip(axes[i], runs.items(), strict=True):
             for p in ps:
-                for k, (m, row) in enumerate(zip(widths, np.asarray(errors[a, p]), strict=True)):
+                for k, (m, row) in enumerate(zip(Ns, np.asarray(errors[a, p]), strict=True)):
                     label = f"{p}, m={m}" if a != "relu" else f"{p}, {m} pairs"
                     ax.loglog(betas[1:], row[1:], LINE_STYLES[p], color=f"C{k}", label=label)
             ax.axhline(target_var, color="gray", lw=0.8)

@@ -247,8 +247,8 @@ def model_draw_losses(
 
 
 def fits_alike(
-    reference: Float[ArrayLike, " n_widths"],
-    others: Sequence[Float[ArrayLike, " n_widths"]],
+    reference: Float[ArrayLike, " Ns"],
+    others: Sequence[Float[ArrayLike, " Ns"]],
     *,
     rtol: float = 0.01,
 ) -> bool:
@@ -266,8 +266,8 @@ def fits_alike(
 
 
 def direct_above(
-    direct_sets: Float[ArrayLike, "sets n_widths n_betas"],
-    stable_sets: Float[ArrayLike, "... sets n_widths n_betas"],
+    direct_sets: Float[ArrayLike, "sets Ns n_betas"],
+    stable_sets: Float[ArrayLike, "... sets Ns n_betas"],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per beta, is the direct family above the stable one(s) beyond the spread of their sets of
     draws (:func:`separated`)? Returns two boolean arrays (n_betas,): for the growth in the width
@@ -279,8 +279,8 @@ def direct_above(
     s = np.asarray(stable_sets, np.float64)
     if d.ndim != 3 or d.shape[1] < 2 or s.shape[-2:] != d.shape[1:]:
         raise ValueError(
-            "direct_sets must be (sets, n_widths >= 2, n_betas) and stable_sets (..., sets, "
-            f"n_widths, n_betas) with the same widths and betas, got {d.shape} and {s.shape}"
+            "direct_sets must be (sets, Ns >= 2, n_betas) and stable_sets (..., sets, "
+            f"Ns, n_betas) with the same widths and betas, got {d.shape} and {s.shape}"
         )
     s = s.reshape(-1, *d.shape[1:])
     with np.errstate(invalid="ignore"):  # inf / inf: both widths diverged, growth undefined

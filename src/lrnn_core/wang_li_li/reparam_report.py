@@ -81,7 +81,7 @@ def moved_report(moved: Mapping[str, np.ndarray], lam: float, beta: float) -> st
     )
 
 
-def fig4_report(check: Fig4Check, widths: Sequence[int], betas: np.ndarray, sets: int) -> str:
+def fig4_report(check: Fig4Check, Ns: Sequence[int], betas: np.ndarray, sets: int) -> str:
     """The median growth of each map and the Fig. 4 check with its control."""
     lines = [
         f"{p:9s}: worst width / m=2, median over {sets} sets, at beta = "
@@ -90,7 +90,7 @@ def fig4_report(check: Fig4Check, widths: Sequence[int], betas: np.ndarray, sets
     ]
     past = check.past
     lines.append(
-        f"beta > {widths[-1] ** -1.5:.2g}: direct above every stable map beyond the "
+        f"beta > {Ns[-1] ** -1.5:.2g}: direct above every stable map beyond the "
         f"spread: growth {check.growth_above[past]}, widest model "
         f"{check.widest_above[past]} (widest: lowest direct / highest stable "
         f"{', '.join(map(fmt, check.widest_ratio[past]))}; chance under no difference "
@@ -101,7 +101,7 @@ def fig4_report(check: Fig4Check, widths: Sequence[int], betas: np.ndarray, sets
     return "\n".join(lines)
 
 
-def fig4_row(check: Fig4Check, widths: Sequence[int], betas: np.ndarray, sets: int) -> Row:
+def fig4_row(check: Fig4Check, Ns: Sequence[int], betas: np.ndarray, sets: int) -> Row:
     """The claim-table row of WLL Fig. 4."""
     median_max = {p: fmt(np.median(g, axis=0).max()) for p, g in check.growth.items()}
     half = sets // 2
@@ -111,7 +111,7 @@ def fig4_row(check: Fig4Check, widths: Sequence[int], betas: np.ndarray, sets: i
         ours=f"worst width / m=2 at β ≤ {betas[-1]:g}, median of {sets} sets: direct "
         f"up to {median_max['direct']}, "
         + ", ".join(f"{p} ≤ {median_max[p]}" for p in STABLE_PARAMETERISATIONS)
-        + f"; past the crossing β > {widths[-1] ** -1.5:.2g}, direct above every "
+        + f"; past the crossing β > {Ns[-1] ** -1.5:.2g}, direct above every "
         f"stable map beyond the spread of {sets} sets of draws (widest model: "
         f"direct/stable ≥ {fmt(check.widest_ratio[check.past].min())}); least-squares "
         "fits, float64 target, all parameters perturbed",

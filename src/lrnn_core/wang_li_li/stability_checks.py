@@ -75,7 +75,7 @@ def _errors(errors: ArrayLike) -> np.ndarray:
     E = as_float64("errors", errors)
     if E.ndim != 2 or E.shape[0] < 2 or E.shape[1] < 2:
         raise ValueError(
-            f"errors must be 2-D (widths, betas) with >= 2 widths and beta = 0 plus at least "
+            f"errors must be 2-D (Ns, betas) with >= 2 widths and beta = 0 plus at least "
             f"one beta > 0, got shape {E.shape}"
         )
     if np.any(np.isnan(E)) or np.any(E < 0):
@@ -83,7 +83,7 @@ def _errors(errors: ArrayLike) -> np.ndarray:
     return E
 
 
-def bounded_in_width(errors: Float[ArrayLike, "widths betas"], *, factor: float = 100.0) -> bool:
+def bounded_in_width(errors: Float[ArrayLike, "Ns betas"], *, factor: float = 100.0) -> bool:
     """Stable (Def. 3.5): at every ``beta > 0`` (columns 1..) the two widest models are no worse
     than the narrowest and no width is more than ``factor`` times the narrowest."""
     E = _errors(errors)[:, 1:]
@@ -91,7 +91,7 @@ def bounded_in_width(errors: Float[ArrayLike, "widths betas"], *, factor: float 
     return bool(np.all(E[-2:] <= E[0]) and np.all(E.max(axis=0) <= factor * E[0]))
 
 
-def grows_in_width(errors: Float[ArrayLike, "widths betas"], *, factor: float = 1e6) -> bool:
+def grows_in_width(errors: Float[ArrayLike, "Ns betas"], *, factor: float = 1e6) -> bool:
     """Unstable: at every ``beta > 0`` the widest model's error exceeds ``factor`` times the
     narrowest's, and the error grows monotonically from the second width on."""
     E = _errors(errors)[:, 1:]
@@ -113,8 +113,8 @@ class EpochsGap(NamedTuple):
 
 
 def epochs_gap(
-    exponential: Float[ArrayLike, " widths"],
-    polynomial: Float[ArrayLike, " widths"],
+    exponential: Float[ArrayLike, " Ns"],
+    polynomial: Float[ArrayLike, " Ns"],
     *,
     budget: int,
     min_gap: float = 10.0,
@@ -122,7 +122,8 @@ def epochs_gap(
     """The Sec. 3.3 epoch gap: ``sum(polynomial) / sum(exponential)`` epochs over the widths of
     the sequential protocol (``inf`` = not within ``budget``). It holds when every exponential
     width reached its threshold and the ratio is at least ``min_gap``; it is decidable when the
-    budget could show that gap, ``(budget + 1) * widths >= min_gap * sum(exponential)``."""
+    budget could show that gap, ``(budget + 1) * n >= min_gap * sum(exponential)`` for ``n``
+    widths."""
     budget = positive_int("budget", budget)
     min_gap = real_number("min_gap", min_gap, low=1.0)
     e = np.asarray(exponential, dtype=np.float64)
@@ -142,7 +143,7 @@ def epochs_gap(
 
 
 def epoch_gaps(
-    needed: Mapping[tuple[str, str], Float[ArrayLike, " widths"]],
+    needed: Mapping[tuple[str, str], Float[ArrayLike, " Ns"]],
     *,
     budget: int,
     min_gap: float = 10.0,
@@ -289,7 +290,7 @@ def fits_check(
 
 
 def linear_memory_check(
-    exponential: Float[ArrayLike, "widths betas"], polynomial: Float[ArrayLike, "widths betas"]
+    exponential: Float[ArrayLike, "Ns betas"], polynomial: Float[ArrayLike, "Ns betas"]
 ) -> bool:
     """WLL Fig. 1 on the least-squares linear RNNs' ``E_m(beta)`` (rows: widths, column 0:
     ``beta = 0``): ``E_m(0)`` falls with ``m`` for both targets (the polynomial one strictly, to

@@ -81,8 +81,8 @@ class Sizes:
     n_train: int  # Fig 2: training sequences
     n_val: int  # Fig 2: validation sequences, and as many test sequences
     max_epochs: int  # Fig 2: epoch budget of each width
-    widths_nl: tuple[int, ...]  # Figs 2, 3: widths trained in sequence
-    widths_perturbed: tuple[int, ...]  # Fig 2: widths whose perturbation error is shown
+    Ns_nl: tuple[int, ...]  # Figs 2, 3: widths trained in sequence
+    Ns_perturbed: tuple[int, ...]  # Fig 2: widths whose perturbation error is shown
     activations_fig2: tuple[str, ...]  # Fig 2: activations trained
     scales_fig3: tuple[float, ...]  # Fig 3: weight scales of the random targets
     seeds_fig3: int  # Fig 3: random targets per weight scale
@@ -106,26 +106,26 @@ def memory_kernels(
 def linear_fits(
     targets: Mapping[str, Float[ArrayLike, " T"]],
     t: Float[ArrayLike, " T"],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
     *,
     key: Array,
     draws: int,
     perturbed: str,
 ) -> tuple[dict[str, np.ndarray], dict[str, list[float]]]:
-    """WLL Fig. 1: for each target kernel, ``E_m(beta)`` (len(widths), len(betas)) of the
+    """WLL Fig. 1: for each target kernel, ``E_m(beta)`` (len(Ns), len(betas)) of the
     least-squares linear RNNs of each width (Def. 3.4,
     :func:`lrnn_core.wang_li_li.perturbation.linear_perturbation_errors`) and the largest
     readout coefficient ``max_i |c_i|`` of each width's fit (eq. 10's kernel
     ``sum_i c_i u_i e^{lam_i t}``)."""
     errors = {
         name: linear_perturbation_errors(
-            rho, t, widths, betas, key=key, draws=draws, perturbed=perturbed
+            rho, t, Ns, betas, key=key, draws=draws, perturbed=perturbed
         )
         for name, rho in targets.items()
     }
     coef = {
-        name: [float(np.abs(fit_linear_rnn(rho, t, m).C).max()) for m in widths]
+        name: [float(np.abs(fit_linear_rnn(rho, t, N).C).max()) for N in Ns]
         for name, rho in targets.items()
     }
     return errors, coef
@@ -134,22 +134,22 @@ def linear_fits(
 def explorer_fits(
     targets: Mapping[str, Float[ArrayLike, " T"]],
     t: Float[ArrayLike, " T"],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
     *,
     key: Array,
     draws: int,
     perturbed: str,
 ) -> tuple[dict[tuple[str, int], CTRNN], dict[tuple[str, int], np.ndarray]]:
-    """The least-squares linear RNN of each width for each target kernel, keyed ``(name, m)``,
+    """The least-squares linear RNN of each width for each target kernel, keyed ``(name, N)``,
     and its ``E_m(beta)`` over ``betas`` (WLL Def. 3.4, one
     :func:`~lrnn_core.wang_li_li.perturbation.linear_perturbation_errors` call per fit)."""
-    fits = {(name, m): fit_linear_rnn(rho, t, m) for name, rho in targets.items() for m in widths}
+    fits = {(name, N): fit_linear_rnn(rho, t, N) for name, rho in targets.items() for N in Ns}
     errors = {
-        (name, m): linear_perturbation_errors(
-            targets[name], t, [m], betas, key=key, draws=draws, perturbed=perturbed
+        (name, N): linear_perturbation_errors(
+            targets[name], t, [N], betas, key=key, draws=draws, perturbed=perturbed
         )[0]
-        for name, m in fits
+        for name, N in fits
     }
     return fits, errors
 
@@ -229,7 +229,7 @@ def plain_mse(
     *, activation: str,
 ) -> np.ndarray:  # fmt: skip
     """The plain (not time-weighted) MSE ``mean((y_hat - y[r])^2)`` on ``(x, y[r])`` of each
-    width's checkpoint of each run ``r``, shape (runs, widths)."""
+    width's checkpoint of each run ``r``, shape (y.shape[0], len(runs))."""
     y = jnp.asarray(y)
     out = []
     for r in range(y.shape[0]):
@@ -284,20 +284,20 @@ def checkpoint_perturbation_errors(
     y: Float[ArrayLike, "runs n L 1"],
     betas: Float[ArrayLike, " n_betas"],
     *,
-    widths: Sequence[int],
+    Ns: Sequence[int],
     activation: str,
     key: Array,
     draws: int,
     perturbed: str,
 ) -> np.ndarray:
-    """``E_m(beta)`` (runs, len(widths), n_betas) of each run's checkpoint at each width of
-    ``widths`` (WLL Def. 3.4 with Fig. 2's error): the time-weighted test MSE on ``(x, y[r])`` of
+    """``E_m(beta)`` (runs, len(Ns), n_betas) of each run's checkpoint at each width of
+    ``Ns`` (WLL Def. 3.4 with Fig. 2's error): the time-weighted test MSE on ``(x, y[r])`` of
     the perturbed checkpoint, maximum over ``draws``, running maximum over the betas (the
     authors' protocol)."""
     x, y = jnp.asarray(x), jnp.asarray(y)
-    picked = [res for res in runs if res.width in widths]
-    if len(picked) != len(widths):
-        raise ValueError(f"widths {list(widths)} must be among {[r.width for r in runs]}")
+    picked = [res for res in runs if res.N in Ns]
+    if len(picked) != len(Ns):
+        raise ValueError(f"Ns {list(Ns)} must be among {[r.N for r in runs]}")
     return np.array(
         [
             [
@@ -325,18 +325,18 @@ def activation_perturbation_errors(
     names: Sequence[str],
     betas: Float[ArrayLike, " n_betas"],
     *,
-    widths: Sequence[int],
+    Ns: Sequence[int],
     key: Array,
     draws: int,
     perturbed: str,
 ) -> dict[tuple[str, str], np.ndarray]:
     """:func:`checkpoint_perturbation_errors` for the runs of each activation, keyed
     ``(activation, target name)`` (the targets in the order of ``names``): WLL Fig. 2's
-    ``E_m(beta)`` (Def. 3.4), shape (len(widths), n_betas) each."""
+    ``E_m(beta)`` (Def. 3.4), shape (len(Ns), n_betas) each."""
     out = {}
     for act, per_width in runs.items():
         errors = checkpoint_perturbation_errors(
-            per_width, x, y, betas, widths=widths, activation=act, key=key, draws=draws,
+            per_width, x, y, betas, Ns=Ns, activation=act, key=key, draws=draws,
             perturbed=perturbed,
         )  # fmt: skip
         out |= {(act, name): E for name, E in zip(names, errors, strict=True)}
@@ -403,7 +403,7 @@ def target_memories(
 def rescaled_fit_errors(
     t: Float[ArrayLike, " T"],
     rescalings: Sequence[tuple[float, float]],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     beta: float,
     *,
     key: Array,
@@ -413,14 +413,14 @@ def rescaled_fit_errors(
     """WLL App. C analogue: for each ``(grid unit s, target rate a)``, the least-squares linear
     RNN of each width for ``exp(-a t)`` on the rate grid of unit ``s``
     (:func:`lrnn_core.wang_li_li.fitting.fit_linear_rnn`) and its ``E_m`` at ``[0, beta]``,
-    shape ``(len(widths), 2)``."""
+    shape ``(len(Ns), 2)``."""
     out = {}
     for s_unit, a in rescalings:
         rho = np.asarray(exp_memory(t, rate=a))
         out[s_unit, a] = np.array(
             [
                 kernel_perturbation_error(
-                    fit_linear_rnn(rho, t, m, rate=s_unit),
+                    fit_linear_rnn(rho, t, N, rate=s_unit),
                     rho,
                     t,
                     [0.0, beta],
@@ -428,7 +428,7 @@ def rescaled_fit_errors(
                     draws=draws,
                     perturbed=perturbed,
                 )  # fmt: skip
-                for m in widths
+                for N in Ns
             ]
         )
     return out

@@ -29,8 +29,8 @@ def _keys(pairs: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
 
 
 def linear_errors_figure(
-    errors: Mapping[str, Float[ArrayLike, "widths betas"]],
-    widths: Sequence[int],
+    errors: Mapping[str, Float[ArrayLike, "Ns betas"]],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
     *,
     scale: str,
@@ -40,7 +40,7 @@ def linear_errors_figure(
     betas = np.asarray(betas)
     fig, axes = plt.subplots(1, len(errors), figsize=(10, 3.8), sharey=True, squeeze=False)
     for ax, (name, E) in zip(axes[0], errors.items(), strict=True):
-        for m, row in zip(widths, np.asarray(E), strict=True):
+        for m, row in zip(Ns, np.asarray(E), strict=True):
             ax.plot(betas[1:], row[1:], "o-", ms=3, label=f"m={m}: $E_m(0)$={row[0]:.1e}")
         ax.set(xscale="log", yscale="log", xlabel=r"perturbation scale $\beta$")
         ax.set_title(f"{name} memory")
@@ -79,8 +79,8 @@ def perturbed_fit_figure(
 
 
 def epochs_figure(
-    needed: Mapping[tuple[str, str], Float[ArrayLike, " widths"]],
-    widths: Sequence[int],
+    needed: Mapping[tuple[str, str], Float[ArrayLike, " Ns"]],
+    Ns: Sequence[int],
     *,
     budget: int,
     split: int,
@@ -92,7 +92,7 @@ def epochs_figure(
     fig, axes = plt.subplots(1, len(acts), figsize=(5 * len(acts), 3.6), squeeze=False)
     for ax, act in zip(axes[0], acts, strict=True):
         for name in names:
-            ax.plot(widths, np.minimum(needed[act, name], budget + 1), "o-", label=name)
+            ax.plot(Ns, np.minimum(needed[act, name], budget + 1), "o-", label=name)
         ax.axhline(budget, color="gray", ls=":", lw=0.8, label="budget")
         ax.axhline(split, color="k", ls="--", lw=0.8, label=f"{split} epochs")
         ax.set(xscale="log", yscale="log", xlabel="width m", title=f"{act}")
@@ -104,8 +104,8 @@ def epochs_figure(
 
 
 def nonlinear_errors_figure(
-    errors: Mapping[tuple[str, str], Float[ArrayLike, "widths betas"]],
-    widths: Sequence[int],
+    errors: Mapping[tuple[str, str], Float[ArrayLike, "Ns betas"]],
+    Ns: Sequence[int],
     betas: Float[ArrayLike, " n_betas"],
     *,
     scale: str,
@@ -119,7 +119,7 @@ def nonlinear_errors_figure(
     )
     for row, act in zip(axes, acts, strict=True):
         for ax, name in zip(row, names, strict=True):
-            for m, E in zip(widths, np.asarray(errors[act, name]), strict=True):
+            for m, E in zip(Ns, np.asarray(errors[act, name]), strict=True):
                 ax.loglog(betas[1:], E[1:], "o-", ms=3, label=f"m={m}: $E_m(0)$={E[0]:.1e}")
             ax.set(xlabel=r"$\beta$", title=f"{act}, {name} memory")
             ax.legend(fontsize=7)
@@ -166,8 +166,8 @@ def filter_figure(
 
 
 def rescaling_figure(
-    errors: Mapping[tuple[float, float], Float[ArrayLike, "widths 2"]],
-    widths: Sequence[int],
+    errors: Mapping[tuple[float, float], Float[ArrayLike, "Ns 2"]],
+    Ns: Sequence[int],
     *,
     scale: str,
 ) -> Figure:
@@ -176,7 +176,7 @@ def rescaling_figure(
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     for (s_unit, a), E in errors.items():
         label = f"grid unit s={s_unit:g}, target $e^{{-{a:g}t}}$"
-        ax.semilogy(widths, np.asarray(E)[:, 1], "o-", label=label)
+        ax.semilogy(Ns, np.asarray(E)[:, 1], "o-", label=label)
     ax.set(xscale="log", xlabel="width m", ylabel=r"$E_m(10^{-3})$")
     ax.set_title(f"App. C analogue: a fixed rescaling (scale: {scale})")
     ax.legend(fontsize=7)

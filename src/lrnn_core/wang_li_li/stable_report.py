@@ -38,19 +38,17 @@ __all__ = [
     "thm39_row",
 ]
 
-Errors = Mapping[str, Float[np.ndarray, "widths betas"]]
+Errors = Mapping[str, Float[np.ndarray, "Ns betas"]]
 
 
 def _es(values: ArrayLike) -> str:
     return " ".join(f"{v:.1e}" for v in np.asarray(values))
 
 
-def linear_fit_lines(
-    errors: Errors, coef: Mapping[str, Sequence[float]], widths: Sequence[int]
-) -> str:
+def linear_fit_lines(errors: Errors, coef: Mapping[str, Sequence[float]], Ns: Sequence[int]) -> str:
     """Fig. 1's printout: the widths, and per target the largest ``|c_i|`` of each width's fit
     and ``E_m(1e-3)`` (column 1 of ``errors``)."""
-    lines = [f"widths: {list(widths)}"]
+    lines = [f"widths: {list(Ns)}"]
     for name, E in errors.items():
         lines.append(f"{name:12s} largest |c_i|: {_es(coef[name])}")
         lines.append(f"{name:12s} E_m(1e-3)    : {_es(E[:, 1])}")
@@ -58,9 +56,9 @@ def linear_fit_lines(
 
 
 def fig1_row(
-    E_exp: Float[ArrayLike, "widths betas"],
-    E_pol: Float[ArrayLike, "widths betas"],
-    widths: Sequence[int],
+    E_exp: Float[ArrayLike, "Ns betas"],
+    E_pol: Float[ArrayLike, "Ns betas"],
+    Ns: Sequence[int],
     draws: int,
     holds: bool,
     control_bounded: bool,
@@ -71,10 +69,10 @@ def fig1_row(
     return Row(
         claim="WLL Fig 1",
         paper="exp: E_m(0) → 0 and E_m(β) not growing in m; pol: E(β) discontinuous at β = 0",
-        ours=f"exp: E_{widths[-1]}(0) = {E_exp[-1, 0]:.0e}, "
+        ours=f"exp: E_{Ns[-1]}(0) = {E_exp[-1, 0]:.0e}, "
         f"max_m E_m(1e-3) = {E_exp[:, 1].max():.1e}; "
-        f"pol: E_m(1e-3) {E_pol[0, 1]:.0e} (m={widths[0]}) → "
-        f"{E_pol[-1, 1]:.0e} (m={widths[-1]}) "
+        f"pol: E_m(1e-3) {E_pol[0, 1]:.0e} (m={Ns[0]}) → "
+        f"{E_pol[-1, 1]:.0e} (m={Ns[-1]}) "
         f"(least squares, {draws} draws per β)",
         holds=holds,
         negative_control="power-law memory (1+0.1t)^-1.1: the exponential side's check "
@@ -85,7 +83,7 @@ def fig1_row(
 def fig2_protocol(sizes: Sizes, L: int, scale: str) -> str:
     """The sizes of Fig. 2's protocol at this scale, against the paper's."""
     return (
-        f"Fig 2 protocol ({scale}): widths {sizes.widths_nl}, L={L}, "
+        f"Fig 2 protocol ({scale}): widths {sizes.Ns_nl}, L={L}, "
         f"train/validation/test = {sizes.n_train}/{sizes.n_val}/{sizes.n_val}, "
         f"at most {sizes.max_epochs} epochs of {sizes.n_train // 128} steps per width, "
         "batch 128, Adam 0.005, "
@@ -96,7 +94,7 @@ def fig2_protocol(sizes: Sizes, L: int, scale: str) -> str:
 
 def epochs_lines(
     runs: Mapping[str, Sequence[WidthResult]],
-    mse: Mapping[str, Float[np.ndarray, "targets widths"]],
+    mse: Mapping[str, Float[np.ndarray, "targets Ns"]],
     names: Sequence[str],
     paper_epochs: Mapping[str, int],
 ) -> str:
@@ -108,7 +106,7 @@ def epochs_lines(
         for r, name in enumerate(names):
             lines.append(f"{act}, {name} memory (paper: ~{paper_epochs[name]} epochs)")
             lines += [
-                f"  m={res.width:3d}: {res.epochs[r]:5.0f} epochs to reach "
+                f"  m={res.N:3d}: {res.epochs[r]:5.0f} epochs to reach "
                 f"{res.threshold[r]:.3e}; checkpoint time-weighted "
                 f"{res.best[r]:.3e}, plain MSE {mse[act][r, w]:.3e}"
                 for w, res in enumerate(per_width)
@@ -133,23 +131,23 @@ def gap_lines(gaps: Mapping[str, EpochsGap], exp_fast: bool, control: EpochsGap,
 
 
 def growth_lines(
-    growth: Mapping[tuple[str, str], np.ndarray], widths: Sequence[int], betas: ArrayLike
+    growth: Mapping[tuple[str, str], np.ndarray], Ns: Sequence[int], betas: ArrayLike
 ) -> str:
     """The range over ``beta > 0`` of ``E_widest / E_narrowest`` of each activation and
     target (Fig. 2)."""
     betas = np.asarray(betas)
     return "\n".join(
-        f"{act}, {name}: E_{widths[-1]}(beta)/E_{widths[0]}(beta) from "
+        f"{act}, {name}: E_{Ns[-1]}(beta)/E_{Ns[0]}(beta) from "
         f"{g.min():.2g} to {g.max():.2g} over beta = {betas[1]:g}..{betas[-1]:g}"
         for (act, name), g in growth.items()
     )
 
 
-def growth_verdict_line(pol_grows: bool, exp_bounded: bool, widths: Sequence[int]) -> str:
+def growth_verdict_line(pol_grows: bool, exp_bounded: bool, Ns: Sequence[int]) -> str:
     """Whether ``E_m(beta)`` grows with the width for the polynomial target and not for the
     exponential one (Fig. 2)."""
     return (
-        f"polynomial: E_m(beta) grows from m={widths[0]} to m={widths[-1]} at "
+        f"polynomial: E_m(beta) grows from m={Ns[0]} to m={Ns[-1]} at "
         f"some beta: {pol_grows}; exponential: it does not grow at any beta: {exp_bounded}"
     )
 
@@ -159,7 +157,7 @@ def fig2_row(
     gaps: Mapping[str, EpochsGap],
     growth: Mapping[tuple[str, str], np.ndarray],
     control: EpochsGap,
-    widths: Sequence[int],
+    Ns: Sequence[int],
     budget: int,
     holds: bool,
     status: str,
@@ -178,9 +176,9 @@ def fig2_row(
     return Row(
         claim="WLL Fig 2",
         paper="pol target ~1000 epochs vs ~10 for exp; no perturbation stability",
-        ours=f"epochs per width {tuple(widths)}: {epochs} (budget {budget}); "
+        ours=f"epochs per width {tuple(Ns)}: {epochs} (budget {budget}); "
         f"gap pol/exp {gap}, needs >= {min_gap:g}; "
-        f"max over beta of E_{widths[-1]}/E_{widths[0]}: {grown}",
+        f"max over beta of E_{Ns[-1]}/E_{Ns[0]}: {grown}",
         holds=holds,
         status=status,
         negative_control="exponential target against itself: epoch gap "
@@ -192,7 +190,7 @@ def fig3_protocol(sizes: Sizes, L: int, scale: str, margin: float) -> str:
     """The sizes of Fig. 3's filter at this scale."""
     return (
         f"Fig 3 ({scale}): {len(sizes.scales_fig3) * sizes.seeds_fig3} random tanh targets "
-        f"(width 16), widths {sizes.widths_nl}, L={L}, train/validation "
+        f"(width 16), widths {sizes.Ns_nl}, L={L}, train/validation "
         f"{sizes.n_train}/{sizes.n_val}, at most {sizes.max_epochs} epochs per width, "
         f"stability radius >= {margin:g}"
     )
@@ -234,12 +232,12 @@ def target_lines(
 
 
 def model_side_lines(
-    checks: Sequence[ModelMemory], control: ModelMemory, scales: Sequence[float], width: int
+    checks: Sequence[ModelMemory], control: ModelMemory, scales: Sequence[float], N: int
 ) -> str:
     """Fig. 3's model side: each widest checkpoint's radius, predicted and fitted memory rate
     and tail ratio (:func:`~.stability_checks.ctrnn_memory_check`), then the control's."""
     lines = [
-        f"target {i} (scale {scales[i]:g}), m={width}: radius {mm.radius:.3f}, "
+        f"target {i} (scale {scales[i]:g}), m={N}: radius {mm.radius:.3f}, "
         f"predicted rate {mm.predicted:.3f}, fitted {mm.rate:.3f}, tail {mm.tail:.0e}"
         for i, mm in enumerate(checks)
     ]
@@ -266,7 +264,7 @@ def fig3_row(
     fits: Sequence[DecayFit | None],
     tails: Sequence[float],
     control: ModelMemory,
-    widths: Sequence[int],
+    Ns: Sequence[int],
     budget: int,
     verdict: bool,
     binds: bool,
@@ -287,7 +285,7 @@ def fig3_row(
         f"{len(kept)} kept (tail rates {min(kept_rates):.2f}-{max(kept_rates):.2f}), "
         f"{int((kept & (np.array(tails) > 1e-2)).sum())} non-decaying kept; rejected by "
         f"approximation only {int((~a & s).sum())}, by stability only "
-        f"{int((a & ~s).sum())}, by both {int((~a & ~s).sum())} (widths {tuple(widths)}, <= "
+        f"{int((a & ~s).sum())}, by both {int((~a & ~s).sum())} (widths {tuple(Ns)}, <= "
         f"{budget} epochs each); claim verdict {verdict}, stability binds "
         f"{binds}" + ("" if binds else ": the filter does not test the claim here"),
         holds=holds,
@@ -297,16 +295,16 @@ def fig3_row(
     )
 
 
-def rescaling_lines(errors: Mapping[tuple[float, float], np.ndarray], widths: Sequence[int]) -> str:
+def rescaling_lines(errors: Mapping[tuple[float, float], np.ndarray], Ns: Sequence[int]) -> str:
     """The App. C analogue's ``E_m(1e-3)`` (column 1) per grid unit ``s`` and target rate."""
     return "\n".join(
-        f"s={s:<5g} target rate {a:<5g}: E_m(1e-3) for m={list(widths)}: {_es(E[:, 1])}"
+        f"s={s:<5g} target rate {a:<5g}: E_m(1e-3) for m={list(Ns)}: {_es(E[:, 1])}"
         for (s, a), E in errors.items()
     )
 
 
 def app_c_row(
-    growth: Mapping[tuple[float, float], float], control: float, widths: Sequence[int], holds: bool
+    growth: Mapping[tuple[float, float], float], control: float, Ns: Sequence[int], holds: bool
 ) -> Row:
     """The App. C analogue's row: the growth at grid unit 0.1 on its own rate and a slower one,
     and the faster control target's growth."""
@@ -314,7 +312,7 @@ def app_c_row(
         claim="WLL App. C",
         paper="a rescaling that stabilises one target fails on a slower one "
         "(analytic example, formulas lost)",
-        ours=f"numerical analogue, E_{widths[-1]}/E_{widths[0]} at β = 1e-3 with "
+        ours=f"numerical analogue, E_{Ns[-1]}/E_{Ns[0]} at β = 1e-3 with "
         "grid unit s = 0.1: "
         f"on exp(-0.1t) {growth[0.1, 0.1]:.1e}, on exp(-0.01t) {growth[0.1, 0.01]:.1e}",
         holds=holds,

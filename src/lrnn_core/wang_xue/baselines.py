@@ -62,12 +62,12 @@ def random_tcn(
         positive_int("kernel_size", kernel_size),
     )
     depth = positive_int("depth", depth)
-    kernels, biases, d_in = [], [], 1
+    kernels, biases, M = [], [], 1  # M: the input channels of each layer in turn
     for _ in range(depth):
-        scale = 1.0 / np.sqrt(kernel_size * d_in)
-        kernels.append(scale * rng.normal(size=(kernel_size, channels, d_in)))
+        scale = 1.0 / np.sqrt(kernel_size * M)
+        kernels.append(scale * rng.normal(size=(kernel_size, channels, M)))
         biases.append(0.1 * rng.normal(size=channels))
-        d_in = channels
+        M = channels
     return TCN(tuple(kernels), tuple(biases), rng.normal(size=channels) / np.sqrt(channels))
 
 

@@ -10,7 +10,7 @@ filter), in the same units. :func:`delay_product` is the book's *off-class* targ
 sums of a few decaying exponentials match only with many of them.
 
 :func:`normalised` divides a target by its standard deviation on the test inputs;
-:func:`train_grid` runs :func:`train_stack` on every (target, depth, width) of a grid.
+:func:`train_grid` runs :func:`train_stack` on every (target, depth, ``N``) of a grid.
 
 Training (ours): :func:`lrnn_core.core.train.train`, Adam with a cosine-decaying step size from
 ``1e-2``, a fresh batch of 32 sequences of length ``L`` per step.
@@ -81,7 +81,7 @@ def train_stack(
     target: Target,
     *,
     depth: int,
-    width: int,
+    N: int,
     L: int,
     steps: int,
     seeds: tuple[int, ...],
@@ -89,13 +89,13 @@ def train_stack(
     u_long: Float[ArrayLike, "n L_long"] | None = None,
     activation: str = "tanh",
 ) -> dict[str, float | np.ndarray]:
-    """Train ``StackedSSM(1, width, 1, depth=depth, residual=True, activation=activation)`` on
+    """Train ``StackedSSM(1, N, 1, depth=depth, residual=True, activation=activation)`` on
     ``target`` (module docstring), one model per seed; returns the median test ``nmse`` (and
     ``nmse_long`` on ``u_long``) and, for the first seed, ``pred`` and ``target`` of the first
     test sequence."""
-    depth, width, L = (
+    depth, N, L = (
         positive_int("depth", depth),
-        positive_int("width", width),
+        positive_int("N", N),
         positive_int("L", L),
     )
     steps, seeds = positive_int("steps", steps), seed_list("seeds", seeds)
@@ -107,7 +107,7 @@ def train_stack(
 
     result = train(
         lambda rngs: StackedSSM(
-            1, width, 1, depth=depth, residual=True, activation=activation, rngs=rngs
+            1, N, 1, depth=depth, residual=True, activation=activation, rngs=rngs
         ),
         mse_loss,
         batch,
@@ -146,20 +146,20 @@ def train_grid(
     targets: Mapping[str, Target],
     *,
     depths: Sequence[int],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     L: int,
     steps: int,
     seeds: tuple[int, ...],
     u_test: Float[ArrayLike, "n L"],
     u_long: Float[ArrayLike, "n L_long"] | None = None,
 ) -> dict[tuple[str, int, int], dict[str, float | np.ndarray]]:
-    """:func:`train_stack` (tanh) for every target, depth and width, keyed
-    ``(name, depth, width)`` in that order."""
+    """:func:`train_stack` (tanh) for every target, depth and width ``N``, keyed
+    ``(name, depth, N)`` in that order."""
     return {
-        (name, depth, width): train_stack(
+        (name, depth, N): train_stack(
             target,
             depth=depth,
-            width=width,
+            N=N,
             L=L,
             steps=steps,
             seeds=seeds,
@@ -168,5 +168,5 @@ def train_grid(
         )
         for name, target in targets.items()
         for depth in depths
-        for width in widths
+        for N in Ns
     }

@@ -63,7 +63,7 @@ class Sizes(NamedTuple):
     """The sizes of the exponential-memory chapter's probes at one scale (Figs. 5-6, Table 1)."""
 
     n_stacks: int  # Thm. 3.13 / Fig. 5: random stacks (depths 1-4 in turn)
-    width: int  # ... their width
+    N: int  # ... their width (state size of each layer)
     n_rnn: int  # Fig. 5: random tanh RNNs
     L: int  # Fig. 5: probe length (steps) for stacks and RNNs
     s4_N: int  # Fig. 6: HiPPO state size N
@@ -79,12 +79,12 @@ def stack_window(slow: float, L: int) -> tuple[float, float]:
 
 
 def random_stack(
-    seed: int, width: int, depth: int, *, activation: str = "tanh", r_max: float = 0.95
+    seed: int, N: int, depth: int, *, activation: str = "tanh", r_max: float = 0.95
 ) -> StackedSSM:
-    """A naive random :class:`~lrnn_core.core.stacked.StackedSSM` ``1 -> width -> 1`` (no
+    """A naive random :class:`~lrnn_core.core.stacked.StackedSSM` ``1 -> N -> 1`` (no
     residual, eigenvalues ``U(0, r_max)``, the library's default weights) in float64."""
     return StackedSSM(
-        1, width, 1, depth=depth, activation=activation, r_min=0.0, r_max=r_max,
+        1, N, 1, depth=depth, activation=activation, r_min=0.0, r_max=r_max,
         param_dtype=jnp.float64, rngs=nnx.Rngs(seed),
     )  # fmt: skip
 
@@ -106,7 +106,7 @@ class StackMemory(NamedTuple):
 
 
 def stack_memories(
-    seeds: Sequence[int], width: int, L: int, *, depths: Sequence[int], r_max: float = 0.95
+    seeds: Sequence[int], N: int, L: int, *, depths: Sequence[int], r_max: float = 0.95
 ) -> list[StackMemory]:
     """One :func:`random_stack` (tanh) per seed, the ``i``-th of depth ``depths[i % len(depths)]``,
     probed over ``L`` steps, with its :func:`~lrnn_core.wang_xue.claims.stack_memory_bound`."""
@@ -114,7 +114,7 @@ def stack_memories(
     out = []
     for i, seed in enumerate(seeds):
         depth = depths[i % len(depths)]
-        model = random_stack(seed, width, depth, r_max=r_max)
+        model = random_stack(seed, N, depth, r_max=r_max)
         slow = model.slowest_rate()
         out.append(
             StackMemory(
@@ -264,19 +264,19 @@ def explorer_memories(
     L: int,
     *,
     depths: Sequence[int],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     activations: Sequence[str],
     r_max: float = 0.95,
 ) -> dict[tuple[int, int, str], ExplorerMemory]:
-    """``(depth, width, activation) ->`` :class:`ExplorerMemory` of the :func:`random_stack` drawn
+    """``(depth, N, activation) ->`` :class:`ExplorerMemory` of the :func:`random_stack` drawn
     from ``seed``, for every combination."""
     t = np.arange(L, dtype=float)
     out: dict[tuple[int, int, str], ExplorerMemory] = {}
     for depth in depths:
-        for width in widths:
+        for N in Ns:
             for activation in activations:
-                model = random_stack(seed, width, depth, activation=activation, r_max=r_max)
+                model = random_stack(seed, N, depth, activation=activation, r_max=r_max)
                 m = heaviside_memory(_scalar(model), L)
                 fit = fit_decay(m, t, tail=stack_window(model.slowest_rate(), L))
-                out[depth, width, activation] = ExplorerMemory(m, fit, model.slowest_rate())
+                out[depth, N, activation] = ExplorerMemory(m, fit, model.slowest_rate())
     return out

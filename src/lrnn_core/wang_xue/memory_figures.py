@@ -125,11 +125,11 @@ def table1_figure(probes: Table1Memories, scale: str, *, first: int = 120) -> Fi
 def stack_memory_figure(
     memories: Mapping[tuple[int, int, str], ExplorerMemory],
     depth: int,
-    width: int,
+    N: int,
     activation: str,
 ) -> Figure:
     """The explorer's frame: one random stack's Heaviside memory and its tail fit."""
-    m, fit, slow = memories[depth, width, activation]
+    m, fit, slow = memories[depth, N, activation]
     t = _steps(m)
     fig, ax = plt.subplots(figsize=(6.5, 3))
     ax.plot(t, _masked(m, 1e-17), lw=1.2, label="Heaviside memory")
@@ -138,7 +138,7 @@ def stack_memory_figure(
         label=f"tail fit: rate {fit.rate:.3f} (slowest layer {slow:.3f})",
     )  # fmt: skip
     ax.set(yscale="log", ylim=(1e-16, 10), xlabel="step k")
-    ax.set_title(f"random stack: depth {depth}, width {width}, {activation}")
+    ax.set_title(f"random stack: depth {depth}, N = {N}, {activation}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -109,18 +109,18 @@ def _jacobian(theta: np.ndarray, u: np.ndarray, y: np.ndarray, act: str) -> np.n
 def fit_tokenwise(
     u: Float[ArrayLike, " n"],
     y: Float[ArrayLike, " n"],
-    width: int,
+    N: int,
     *,
     rng: np.random.Generator,
     activation: str = "tanh",
     restarts: int = 4,
     max_nfev: int = 2000,
 ) -> TokenFit:
-    """The best of ``restarts`` Levenberg-Marquardt fits of width ``width`` to the pairs
+    """The best of ``restarts`` Levenberg-Marquardt fits of width ``N`` to the pairs
     ``(u, y)``, converged fits first (module docstring)."""
     u, y = _points("u", u), _points("y", y)
     check_shape("y", y, u.shape)
-    N = positive_int("width", width)
+    N = positive_int("N", N)
     activation = check_choice("activation", activation, ACTIVATIONS)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
@@ -183,15 +183,15 @@ def tokenwise_experiment(
     f: Callable[[np.ndarray], np.ndarray],
     u_train: Float[ArrayLike, " n"],
     u_test: Float[ArrayLike, " m"],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     *,
     rngs: Mapping[int, np.random.Generator],
     restarts: int,
     control_rng: np.random.Generator,
-    control_width: int = 4,
+    control_N: int = 4,
 ) -> TokenwiseRun:
-    """Prop. 3.1 on ``y = f(u)``: :func:`fit_tokenwise` of each width in ``widths`` (random
-    starts from ``rngs[width]``) and of the identity activation (width ``control_width``, from
+    """Prop. 3.1 on ``y = f(u)``: :func:`fit_tokenwise` of each width ``N`` in ``Ns`` (random
+    starts from ``rngs[N]``) and of the identity activation (width ``control_N``, from
     ``control_rng``), scored by the test MSE ``mean (y_hat - f(u_test))^2``."""
     u_train, u_test = _points("u_train", u_train), _points("u_test", u_test)
     f_train, f_test = f(u_train), f(u_test)
@@ -199,8 +199,8 @@ def tokenwise_experiment(
     def test_mse(fit: TokenFit) -> float:
         return float(np.mean((tokenwise_outputs(fit, u_test) - f_test) ** 2))
 
-    fits = {w: fit_tokenwise(u_train, f_train, w, rng=rngs[w], restarts=restarts) for w in widths}
-    control = fit_tokenwise(u_train, f_train, control_width, rng=control_rng, activation="identity")
+    fits = {N: fit_tokenwise(u_train, f_train, N, rng=rngs[N], restarts=restarts) for N in Ns}
+    control = fit_tokenwise(u_train, f_train, control_N, rng=control_rng, activation="identity")
     base = {
         "ignores input": ignores_input_mse(f_train[:, None], f_test[:, None]),
         "linear": causal_filter_mse(
@@ -209,8 +209,8 @@ def tokenwise_experiment(
     }
     return TokenwiseRun(
         fits,
-        {w: test_mse(fit) for w, fit in fits.items()},
-        {w: fit.converged for w, fit in fits.items()},
+        {N: test_mse(fit) for N, fit in fits.items()},
+        {N: fit.converged for N, fit in fits.items()},
         control,
         test_mse(control),
         base,

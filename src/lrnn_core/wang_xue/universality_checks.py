@@ -68,7 +68,7 @@ PRONY_TOL = 1e-10
 #: Fig. 4: the largest accepted NMSE ratio, longer sequences to the trained length.
 MAX_LENGTH_RATIO = 2.0
 
-#: The trained runs of Fig. 4, keyed ``(target, depth, width)`` (``train_stack``'s results).
+#: The trained runs of Fig. 4, keyed ``(target, depth, N)`` (``train_stack``'s results).
 Grid = Mapping[tuple[str, int, int], Mapping[str, float | np.ndarray]]
 
 
@@ -93,9 +93,9 @@ def fig1_row(gap_tanh: float, gap_identity: float) -> Row:
 def tokenwise_lines(run: TokenwiseRun) -> str:
     """Fig. 2: the test MSE of each width, its convergence, the control and the baselines."""
     lines = [
-        f"width {w}: test MSE {run.err[w]:.2e} (converged: {fit.converged}, "
+        f"N = {N}: test MSE {run.err[N]:.2e} (converged: {fit.converged}, "
         f"gradient {fit.grad_norm:.0e})"
-        for w, fit in run.fits.items()
+        for N, fit in run.fits.items()
     ]
     lines.append(f"identity activation: {run.control_err:.3f}; baselines {run.base}")
     return "\n".join(lines)
@@ -150,11 +150,11 @@ def _prop32_errors(
     return e_exp, e_te, e_pol
 
 
-def prop32_line(errors: Mapping[str, Float[ArrayLike, " n"]], widths: Sequence[int]) -> str:
+def prop32_line(errors: Mapping[str, Float[ArrayLike, " n"]], Ns: Sequence[int]) -> str:
     """Prop. 3.2: the three kernels' errors at ``N = 16`` and the polynomial one's first and last
     (``errors`` in the order exponential, ``t e^{-t/3}``, polynomial)."""
     e_exp, e_te, e_pol = _prop32_errors(errors)
-    n16 = list(widths).index(16)
+    n16 = list(Ns).index(16)
     return (
         f"N=16: exp {e_exp[n16]:.1e}, t·exp {e_te[n16]:.1e}, poly {e_pol[n16]:.1e}; "
         f"poly N=1 → N=32: {e_pol[0]:.2f} → {e_pol[-1]:.3f}"
@@ -163,7 +163,7 @@ def prop32_line(errors: Mapping[str, Float[ArrayLike, " n"]], widths: Sequence[i
 
 def prop32_row(
     errors: Mapping[str, Float[ArrayLike, " n"]],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     span_exp: tuple[bool, float],
     span_poly: tuple[bool, float],
 ) -> Row:
@@ -171,7 +171,7 @@ def prop32_row(
     ``in_exponential_span``) and the polynomial one converges slowly; its span test, the
     control, fails (``span_poly``)."""
     e_exp, e_te, e_pol = _prop32_errors(errors)
-    n16 = list(widths).index(16)
+    n16 = list(Ns).index(16)
     return Row(
         claim="Wang-Xue Prop 3.2 (check)",
         paper="statement only: a single SSM layer approximates any temporal convolution",
@@ -242,9 +242,9 @@ def fig3_row(fixed: Sequence[FixedRateFit], free: Mapping[int, FreeRateModes]) -
 def grid_lines(grid: Grid, long: int) -> str:
     """Fig. 4: the test NMSE of every trained stack, at ``L`` and at ``long`` times ``L``."""
     return "\n".join(
-        f"{name:8s} depth {depth} width {width:2d}: NMSE {r['nmse']:.4f} "
+        f"{name:8s} depth {depth} N = {N:2d}: NMSE {r['nmse']:.4f} "
         f"(length {long}L: {r['nmse_long']:.4f})"
-        for (name, depth, width), r in grid.items()
+        for (name, depth, N), r in grid.items()
     )
 
 
@@ -278,8 +278,8 @@ def fig4_lines(
 
 def width_helps(grid: Grid) -> bool:
     """Fig. 4: at every target and depth, the widest stack's NMSE is below the narrowest's."""
-    widths = [w for _, _, w in grid]
-    wide, narrow = max(widths), min(widths)
+    Ns = [n for _, _, n in grid]
+    wide, narrow = max(Ns), min(Ns)
     return all(
         grid[name, depth, wide]["nmse"] < grid[name, depth, narrow]["nmse"]
         for name, depth, _ in grid

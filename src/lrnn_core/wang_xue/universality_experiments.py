@@ -50,31 +50,31 @@ __all__ = [
 class Sizes(NamedTuple):
     """The sizes of the chapter's experiments, chosen once by the scale setting."""
 
-    tok_widths: tuple[int, ...]  # Prop. 3.1: widths of the token-wise layer
+    tok_Ns: tuple[int, ...]  # Prop. 3.1: widths N of the token-wise layer
     tok_starts: int  # ... random starts of the converged fit per width
     L: int  # Volterra experiments: training sequence length
     depths: tuple[int, ...]  # ... stack depths
-    widths: tuple[int, ...]  # ... stack widths
-    n_seeds: int  # ... initialisations per (depth, width)
+    Ns: tuple[int, ...]  # ... stack widths N
+    n_seeds: int  # ... initialisations per (depth, N)
     steps: int  # ... Adam steps (a fresh batch of 32 sequences each)
     long: int  # ... test length multiplier for the length check
 
 
 def superposition_gap(
-    activation: str, *, seed: int, rng: np.random.Generator, width: int = 8, L: int = 50
+    activation: str, *, seed: int, rng: np.random.Generator, N: int = 8, L: int = 50
 ) -> float:
     """``max |H(u + v) - H(u) - H(v)| / max |H(u + v)|`` for a float64
-    ``H = StackedSSM(1, width, 1, depth=2)`` initialised from ``seed`` with zero layer biases (so
+    ``H = StackedSSM(1, N, 1, depth=2)`` initialised from ``seed`` with zero layer biases (so
     that tanh is visibly non-linear at 0), ``u, v`` standard normal of length ``L`` from ``rng``."""
     activation = check_choice("activation", activation, tuple(ACTIVATIONS))
-    width, L = positive_int("width", width), positive_int("L", L)
+    N, L = positive_int("N", N), positive_int("L", L)
     with jax.enable_x64(True):
         model = StackedSSM(
-            1, width, 1, depth=2, activation=activation, param_dtype=jnp.float64,
+            1, N, 1, depth=2, activation=activation, param_dtype=jnp.float64,
             rngs=nnx.Rngs(seed),
         )  # fmt: skip
         for layer in model.layers:
-            layer.b[...] = jnp.zeros(width)
+            layer.b[...] = jnp.zeros(N)
         u, v = rng.standard_normal((2, L, 1))
 
         def y(x: np.ndarray) -> np.ndarray:
@@ -95,18 +95,18 @@ def exp_sum_error(
 def kernel_fit_errors(
     kernels: Mapping[str, Float[ArrayLike, " T"]],
     t: Float[ArrayLike, " T"],
-    widths: Sequence[int],
+    Ns: Sequence[int],
     *,
     step: float = 0.1,
 ) -> dict[str, Float[np.ndarray, " n"]]:
     """Prop. 3.2: for each kernel, the relative sup error ``sup |rho_hat - rho| / sup |rho|`` of
     the least-squares sum of ``N`` exponentials with rates ``step, ..., N step``, per width
-    ``N`` in ``widths``."""
+    ``N`` in ``Ns``."""
     out = {}
     for name, rho in kernels.items():
         rho = as_float64(f"kernels[{name!r}]", rho)
         scale = np.abs(rho).max()
-        out[name] = np.array([exp_sum_error(rho, t, n, step) / scale for n in widths])
+        out[name] = np.array([exp_sum_error(rho, t, n, step) / scale for n in Ns])
     return out
 
 

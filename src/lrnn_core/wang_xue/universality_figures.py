@@ -119,17 +119,17 @@ def tokenwise_figure(run: TokenwiseRun, scale: str) -> Figure:
     """Fig. 2: test MSE against the width (with the identity control and the input-ignoring
     baseline) and the fits against ``sin(πu)`` on ``[-1, 1]``."""
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.4))
-    widths = list(run.err)
-    ax.plot(widths, list(run.err.values()), "o-", label="tanh, converged fit")
+    Ns = list(run.err)
+    ax.plot(Ns, list(run.err.values()), "o-", label="tanh, converged fit")
     ax.axhline(run.control_err, color="C3", ls="--", label="identity activation (control)")
     ax.axhline(run.base["ignores input"], color="grey", ls=":", label="ignores input")
     ax.set(xscale="log", yscale="log", xlabel="width N", ylabel="test MSE")
-    ax.set_xticks(widths, [str(w) for w in widths])
+    ax.set_xticks(Ns, [str(n) for n in Ns])
     ax.legend(fontsize=8)
     grid = np.linspace(-1, 1, 200)
     ax2.plot(grid, np.sin(np.pi * grid), "k", lw=2, label="f(u) = sin(πu)")
-    for width, fit in run.fits.items():
-        ax2.plot(grid, tokenwise_outputs(fit, grid), lw=1, label=f"N = {width}")
+    for N, fit in run.fits.items():
+        ax2.plot(grid, tokenwise_outputs(fit, grid), lw=1, label=f"N = {N}")
     ax2.set(xlabel="u", ylabel="y")
     ax2.legend(fontsize=7)
     fig.suptitle(f"Token-wise two-layer SSM, converged fits (scale: {scale})")
@@ -138,13 +138,13 @@ def tokenwise_figure(run: TokenwiseRun, scale: str) -> Figure:
 
 
 def kernel_fit_figure(
-    errors: Mapping[str, Float[ArrayLike, " n"]], widths: Sequence[int], scale: str
+    errors: Mapping[str, Float[ArrayLike, " n"]], Ns: Sequence[int], scale: str
 ) -> Figure:
     """Prop. 3.2: each kernel's relative sup error against the number of exponentials (log-log,
     floored at ``1e-17``)."""
     fig, ax = plt.subplots(figsize=(6, 3.4))
     for name, errs in errors.items():
-        ax.plot(widths, np.maximum(errs, 1e-17), "o-", label=name)
+        ax.plot(Ns, np.maximum(errs, 1e-17), "o-", label=name)
     ax.set(xscale="log", yscale="log", xlabel="width N (number of exponentials)")
     ax.set(ylabel="sup error / sup |ρ|", title=f"Kernel fits on [0, 100] (scale: {scale})")
     ax.legend(fontsize=8)
@@ -161,16 +161,16 @@ def volterra_figure(
 ) -> Figure:
     """Fig. 4 (the book's experiment): per target, test NMSE against the width, one line per
     depth (solid: length ``L``; dotted: the longer sequences)."""
-    names, depths, widths = (_levels(grid, i) for i in range(3))
+    names, depths, Ns = (_levels(grid, i) for i in range(3))
     fig, axes = plt.subplots(1, len(names), figsize=(10, 3.4), sharey=True, squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
         for j, depth in enumerate(depths):
-            errs = [grid[name, depth, w]["nmse"] for w in widths]
-            long_errs = [grid[name, depth, w]["nmse_long"] for w in widths]
-            ax.plot(widths, errs, "o-", color=f"C{j}", label=f"depth {depth}")
-            ax.plot(widths, long_errs, ":", color=f"C{j}")
+            errs = [grid[name, depth, n]["nmse"] for n in Ns]
+            long_errs = [grid[name, depth, n]["nmse_long"] for n in Ns]
+            ax.plot(Ns, errs, "o-", color=f"C{j}", label=f"depth {depth}")
+            ax.plot(Ns, long_errs, ":", color=f"C{j}")
         ax.set(xscale="log", yscale="log", xlabel="width N", title=name)
-        ax.set_xticks(widths, [str(w) for w in widths])
+        ax.set_xticks(Ns, [str(n) for n in Ns])
     axes[0, 0].set_ylabel("test NMSE")
     axes[0, 0].legend(fontsize=8)
     fig.suptitle(f"Stacked SSMs on Volterra targets, L = {L} (scale: {scale}; book's own)")
@@ -182,15 +182,15 @@ def prediction_figure(
     grid: Mapping[tuple[str, int, int], Mapping[str, float | np.ndarray]],
     target: str,
     depth: int,
-    width: int,
+    N: int,
 ) -> Figure:
-    """The first test sequence's target and the prediction of the stack ``(depth, width)``."""
-    run = grid[target, depth, width]
+    """The first test sequence's target and the prediction of the stack ``(depth, N)``."""
+    run = grid[target, depth, N]
     fig, ax = plt.subplots(figsize=(7, 2.8))
     ax.plot(run["target"], "k", lw=1.5, label="target")
     ax.plot(run["pred"], "C1", lw=1, label="stacked SSM")
     ax.set(xlabel="step k", ylabel="y (normalised)")
-    ax.set_title(f"{target}, depth {depth}, width {width}: NMSE {run['nmse']:.4f}")
+    ax.set_title(f"{target}, depth {depth}, N = {N}: NMSE {run['nmse']:.4f}")
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig
