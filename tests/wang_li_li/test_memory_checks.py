@@ -17,6 +17,7 @@ from lrnn_core.wang_li_li.memory_checks import (
     probe_classes,
     probes_equivalent,
     same_class,
+    seeds_where_neutral_is_slower,
 )
 
 
@@ -131,11 +132,19 @@ def test_contractions_decay_and_probes_equivalent():
     assert not probes_equivalent(classes, classes, 0.5, False)
 
 
-def test_neutral_forgets_slower_in_every_seed():
+def test_neutral_forgets_slower_in_the_median_over_seeds():
     rates = {(0, "good"): 0.2, (0, "bad"): 0.3, (0, "ha"): 0.05}
     rates |= {(1, "good"): 0.2, (1, "bad"): 0.1, (1, "ha"): 0.15}
+    rates |= {(2, "good"): 0.3, (2, "bad"): 0.25, (2, "ha"): 0.1}
     assert neutral_forgets_slower(rates, [0], ["good", "bad"])
-    assert not neutral_forgets_slower(rates, [0, 1], ["good", "bad"])  # seed 1: "bad" is slower
-    assert neutral_forgets_slower(rates, [0, 1], ["good"])
-    with pytest.raises(ValueError, match="empty"):
-        neutral_forgets_slower(rates, [], ["good"])
+    # seed 1: "bad" is slower; medians: ha 0.1 < good 0.2, bad 0.25
+    assert neutral_forgets_slower(rates, [0, 1, 2], ["good", "bad"])
+    assert seeds_where_neutral_is_slower(rates, [0, 1, 2], ["good", "bad"]) == [0, 2]
+    # medians over seeds 1 and 2: bad 0.175 > ha 0.125, but over seed 1 alone: bad 0.1 < 0.15
+    assert neutral_forgets_slower(rates, [1, 2], ["good", "bad"])
+    assert not neutral_forgets_slower(rates, [1], ["good", "bad"])
+    assert seeds_where_neutral_is_slower(rates, [1], ["good", "bad"]) == []
+    assert not neutral_forgets_slower(rates, [0, 1, 2], ["ha"], neutral="good")
+    for check in (neutral_forgets_slower, seeds_where_neutral_is_slower):
+        with pytest.raises(ValueError, match="empty"):
+            check(rates, [], ["good"])

@@ -134,7 +134,16 @@ def test_word_memory_fixed_point_text_and_fig5_row():
     row = fig5_row(fixed, fits, ["good"], True, full=False, imdb="absent", control=control)
     assert row["status"] == "weaker" and row["holds"]
     assert "not IMDB: absent; 2 LSTMs" in row["ours"] and "<= 0.9000 < 1" in row["ours"]
-    assert "polar words 0.500-0.700, 'ha' 0.100-0.200" in row["ours"]
+    ours = row["ours"]
+    assert "polar words 0.500-0.700, 'ha' 0.100-0.200; medians over seeds 'ha' 0.150, " in ours
+    assert "slowest polar word 'good' 0.600; 'ha' slower than every polar word in 2 of 2" in ours
+    slow_ha = fits | {(2, "ha"): fit(0.8)}  # seed 2: "ha" is faster than "good"
+    assert (
+        "in 1 of 2 seeds"
+        in fig5_row(fixed, slow_ha, ["good"], False, full=False, imdb="absent", control=control)[
+            "ours"
+        ]
+    )
     assert "residual 3, not an attracting fixed point" in row["negative_control"]
     assert (
         fig5_row(fixed, fits, ["good"], True, full=True, imdb=None, control=control)["status"]

@@ -53,6 +53,7 @@ __all__ = [
     "probe_classes",
     "probes_equivalent",
     "same_class",
+    "seeds_where_neutral_is_slower",
 ]
 
 #: Tail-ratio thresholds: decaying below, non-decaying above (the chapter's classification).
@@ -166,11 +167,25 @@ def neutral_forgets_slower(
     polar: Sequence[str],
     neutral: str = "ha",
 ) -> bool:
-    """The Fig. 5 ordering (App. B): in every seed the fitted memory rate of the ``neutral`` word
-    is below that of every ``polar`` word (``rates[seed, word]``)."""
+    """The Fig. 5 ordering (App. B): the median over ``seeds`` of the fitted memory rate of the
+    ``neutral`` word is below the median of every ``polar`` word's rate (``rates[seed, word]``).
+    :func:`seeds_where_neutral_is_slower` gives the seeds in which it holds word by word."""
     if not seeds or not polar:
         raise ValueError("seeds and polar must not be empty")
-    return all(rates[s, neutral] < min(rates[s, w] for w in polar) for s in seeds)
+    median = {w: float(np.median([rates[s, w] for s in seeds])) for w in (*polar, neutral)}
+    return all(median[neutral] < median[w] for w in polar)
+
+
+def seeds_where_neutral_is_slower(
+    rates: Mapping[tuple[Hashable, str], float],
+    seeds: Sequence[Hashable],
+    polar: Sequence[str],
+    neutral: str = "ha",
+) -> list[Hashable]:
+    """The seeds in which the ``neutral`` word's rate is below that of every ``polar`` word."""
+    if not seeds or not polar:
+        raise ValueError("seeds and polar must not be empty")
+    return [s for s in seeds if rates[s, neutral] < min(rates[s, w] for w in polar)]
 
 
 def _hub_cache() -> Path:
