@@ -593,6 +593,40 @@ def test_scan_chapter_prose_links_linear_scan_to_its_entry(built_site: Path) -> 
     assert links and all(a.get_text() == "linear_scan" for a in links), links
 
 
+def test_reference_shows_each_class_with_its_init_signature(built_site: Path) -> None:
+    """Flax NNX modules (and ipywidgets) have a metaclass ``__call__``, which autodoc would show
+    as ``(*args, **kwargs)``; the book's extension shows ``__init__``'s parameters instead."""
+    from bs4 import BeautifulSoup
+
+    signatures = {}
+    for page in sorted((built_site / "book" / "reference").glob("*.html")):
+        html = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for sig in html.select("dl.py.class > dt.sig"):
+            text = "".join(sig.get_text(strip=True).split())  # no spaces
+            signatures[sig.get("id")] = text.removeprefix("class").removesuffix("#")
+    assert len(signatures) > 50
+    assert not [s for s in signatures.values() if "(*args,**kwargs)" in s], signatures
+    lru = signatures["lrnn_core.core.lru.LRU"]
+    assert lru.startswith("lrnn_core.core.lru.LRU(N,M,*,r_min=0.9,"), lru
+    assert "D=(64,),activation=nnx.relu," in signatures["lrnn_core.core.lru.LRUModel"]
+
+
+def test_the_extension_reads_init_signatures_with_defaults_as_written() -> None:
+    sys.path.insert(0, str(REPO / "book" / "_ext"))
+    try:
+        import lrnn_book
+    finally:
+        sys.path.remove(str(REPO / "book" / "_ext"))
+    from lrnn_core.core.lru import MLPHead
+
+    shown = lrnn_book.init_signature("class", MLPHead, "(*args, **kwargs)")
+    assert shown == "(N, d_out, *, D=(64,), activation=nnx.relu, rngs)"
+    assert lrnn_book.init_signature("class", MLPHead, "(x, y)") == "(x, y)"  # autodoc's own
+    assert lrnn_book.init_signature("function", MLPHead, "(*args, **kwargs)") == (
+        "(*args, **kwargs)"
+    )
+
+
 def test_eq_link_resolves(open_page) -> None:
     from playwright.sync_api import expect
 

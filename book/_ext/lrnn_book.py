@@ -17,6 +17,9 @@
    sphinx-doc/sphinx#13402). sphinx-thebe's ``const THEBE_JS_URL = ...`` then throws "Identifier
    'THEBE_JS_URL' has already been declared" on every page; sphinx-togglebutton's
    ``var togglebuttonSelector`` is written twice too.
+6. A class whose metaclass defines ``__call__`` (Flax NNX modules, ipywidgets) is shown with the
+   signature of its ``__init__`` (``LRU(N, M, *, r_min=0.9, ...)``): autodoc reads the metaclass's
+   ``__call__`` first, and would show ``(*args, **kwargs)``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -169,10 +173,55 @@ def _link_library_names(app, doctree) -> None:
             xref += literal
 
 
+class _Source(str):
+    """A default value shown as written in the source (``nnx.relu``, not its repr)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _source_defaults(function) -> dict[str, _Source]:
+    """Parameter name -> the source text of its default value, read from ``function``'s code
+    (none for a function without source, e.g. a dataclass's generated ``__init__``)."""
+    try:
+        text = textwrap.dedent(inspect.getsource(function))
+    except (OSError, TypeError):
+        return {}
+    tree = ast.parse(text)
+    args = tree.body[0].args
+    positional = [*args.posonlyargs, *args.args]
+    with_default = positional[len(positional) - len(args.defaults) :]
+    pairs = [*zip(with_default, args.defaults, strict=True)]
+    pairs += [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    return {a.arg: _Source(ast.get_source_segment(text, d)) for a, d in pairs}
+
+
+def init_signature(what: str, obj: object, signature: str | None) -> str | None:
+    """The signature of ``obj.__init__``, defaults as written and without ``self`` and
+    annotations (the reference puts types in the description), where autodoc found only
+    ``(*args, **kwargs)`` for a class."""
+    if what != "class" or signature != "(*args, **kwargs)":
+        return signature
+    init = inspect.signature(obj.__init__)
+    defaults = _source_defaults(obj.__init__)
+    plain = [
+        p.replace(annotation=p.empty, default=defaults.get(p.name, p.default))
+        for p in list(init.parameters.values())[1:]
+    ]
+    return str(init.replace(parameters=plain, return_annotation=init.empty))
+
+
+def _show_init_signature(app, what, name, obj, options, signature, return_annotation):
+    return init_signature(what, obj, signature), return_annotation
+
+
 def setup(app):
     app.connect("builder-inited", _index_library)
     app.connect("doctree-read", _link_library_names)
     app.connect("autodoc-process-docstring", _link_chapters_using)
+    app.connect("autodoc-process-signature", _show_init_signature)
     app.connect("env-get-outdated", _read_every_time)
     app.connect("env-before-read-docs", _read_report_last)
     # After sphinx-book-theme has built the launch buttons (its handler runs at priority 501).
