@@ -4,6 +4,7 @@
 import ast
 import importlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -286,6 +287,23 @@ def code_cells(text: str) -> list[tuple[int, str]]:
     return cells
 
 
+def cell_findings(
+    text: str, reader: Callable[[str, int], list[tuple[int, str]]]
+) -> list[tuple[int, str]]:
+    """``reader(source, first_line)`` over every code cell of a chapter's ``text``: (line, name)
+    with the chapter's line numbers."""
+    return [found for start, source in code_cells(text) for found in reader(source, start)]
+
+
+def chapter_problems(
+    chapter: Path, reader: Callable[[str, int], list[tuple[int, str]]], say: Callable[[str], str]
+) -> list[str]:
+    """``path:line: say(name)`` for each of :func:`cell_findings` in ``chapter``."""
+    text = chapter.read_text(encoding="utf-8")
+    where = chapter.relative_to(ROOT)
+    return [f"{where}:{line}: {say(name)}" for line, name in cell_findings(text, reader)]
+
+
 def positional_size_records(source: str, first_line: int = 0) -> list[tuple[int, str]]:
     """(line, callee) of every call of a ``...Sizes``/``...Plan`` record with positional
     arguments: a reader must see which number is which, so these take keywords only."""
@@ -305,20 +323,15 @@ def test_the_size_record_reader_sees_positional_calls_in_cells():
         "S = ex.Sizes(1, n=2)\nP = Plan(*[a] * 3)\nok = Sizes(n=1)\nk = by_scale(ci=4)\n```\n"
         "```{code-cell} ipython3\n:tags: [hide-input]\n\nq = WidthSizes(8)\n```\n"
     )
-    found = [
-        (line, name) for start, src in code_cells(text)
-        for line, name in positional_size_records(src, start)
-    ]  # fmt: skip
+    found = cell_findings(text, positional_size_records)
     assert found == [(6, "Sizes"), (7, "Plan"), (14, "WidthSizes")]
 
 
 @pytest.mark.parametrize("chapter", _toc_chapters(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_chapters_build_size_records_by_keyword(chapter):
-    bad = [
-        f"{chapter.relative_to(ROOT)}:{line}: {name}(...) with positional arguments"
-        for start, source in code_cells(chapter.read_text(encoding="utf-8"))
-        for line, name in positional_size_records(source, start)
-    ]
+    bad = chapter_problems(
+        chapter, positional_size_records, lambda name: f"{name}(...) with positional arguments"
+    )
     assert not bad, "\n".join(bad)
 
 
@@ -382,9 +395,5 @@ def test_the_library_names_sizes_by_the_notation_table(module):
 
 @pytest.mark.parametrize("chapter", _toc_chapters(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_chapters_name_sizes_by_the_notation_table(chapter):
-    bad = [
-        f"{chapter.relative_to(ROOT)}:{line}: {name} (say {RETIRED_NAMES[name]})"
-        for start, source in code_cells(chapter.read_text(encoding="utf-8"))
-        for line, name in retired_names(source, start)
-    ]
+    bad = chapter_problems(chapter, retired_names, lambda n: f"{n} (say {RETIRED_NAMES[n]})")
     assert not bad, "\n".join(bad)

@@ -11,6 +11,7 @@ from lrnn_core.wang_li_li.memory_checks import (
     diverse_memories,
     first_order,
     linear_probe_gap,
+    median_rates,
     memory_class,
     memory_classes,
     neutral_forgets_slower,
@@ -145,6 +146,9 @@ def test_neutral_forgets_slower_in_the_median_over_seeds():
     assert not neutral_forgets_slower(rates, [1], ["good", "bad"])
     assert seeds_where_neutral_is_slower(rates, [1], ["good", "bad"]) == []
     assert not neutral_forgets_slower(rates, [0, 1, 2], ["ha"], neutral="good")
-    for check in (neutral_forgets_slower, seeds_where_neutral_is_slower):
+    assert median_rates(rates, [0, 1, 2], ["bad", "ha"]) == {"bad": 0.25, "ha": 0.1}
+    for check in (neutral_forgets_slower, seeds_where_neutral_is_slower, median_rates):
         with pytest.raises(ValueError, match="empty"):
             check(rates, [], ["good"])
+        with pytest.raises(ValueError, match="empty"):
+            check(rates, [0], [])

@@ -48,6 +48,7 @@ __all__ = [
     "first_order",
     "linear_probe_gap",
     "memory_class",
+    "median_rates",
     "memory_classes",
     "neutral_forgets_slower",
     "probe_classes",
@@ -170,10 +171,19 @@ def neutral_forgets_slower(
     """The Fig. 5 ordering (App. B): the median over ``seeds`` of the fitted memory rate of the
     ``neutral`` word is below the median of every ``polar`` word's rate (``rates[seed, word]``).
     :func:`seeds_where_neutral_is_slower` gives the seeds in which it holds word by word."""
-    if not seeds or not polar:
-        raise ValueError("seeds and polar must not be empty")
-    median = {w: float(np.median([rates[s, w] for s in seeds])) for w in (*polar, neutral)}
+    if not polar:
+        raise ValueError("polar must not be empty")
+    median = median_rates(rates, seeds, (*polar, neutral))
     return all(median[neutral] < median[w] for w in polar)
+
+
+def median_rates(
+    rates: Mapping[tuple[Hashable, str], float], seeds: Sequence[Hashable], words: Sequence[str]
+) -> dict[str, float]:
+    """Each word's median over ``seeds`` of its fitted memory rate ``rates[seed, word]``."""
+    if not seeds or not words:
+        raise ValueError("seeds and words must not be empty")
+    return {w: float(np.median([rates[s, w] for s in seeds])) for w in words}
 
 
 def seeds_where_neutral_is_slower(

@@ -16,6 +16,7 @@ from lrnn_core.core.verdicts import Row, row_status
 from lrnn_core.wang_li_li.memory_checks import (
     contractions_decay,
     linear_probe_gap,
+    median_rates,
     memory_class,
     memory_classes,
     same_class,
@@ -232,7 +233,7 @@ def fig5_row(
     rates = {key: f.rate for key, f in fits.items()}
     polar_rates = [rates[s, w] for s in seeds for w in polar]
     ha_rates = [rates[s, "ha"] for s in seeds]
-    median = {w: float(np.median([rates[s, w] for s in seeds])) for w in (*polar, "ha")}
+    median = median_rates(rates, seeds, (*polar, "ha"))
     slowest = min(polar, key=median.get)
     ordered = len(seeds_where_neutral_is_slower(rates, seeds, polar))
     return Row(
