@@ -19,6 +19,7 @@ from lrnn_core.wang_li_li.memory_checks import (
     probes_equivalent,
     same_class,
     seeds_where_neutral_is_slower,
+    slowest_words,
 )
 
 
@@ -147,6 +148,13 @@ def test_neutral_forgets_slower_in_the_median_over_seeds():
     assert seeds_where_neutral_is_slower(rates, [1], ["good", "bad"]) == []
     assert not neutral_forgets_slower(rates, [0, 1, 2], ["ha"], neutral="good")
     assert median_rates(rates, [0, 1, 2], ["bad", "ha"]) == {"bad": 0.25, "ha": 0.1}
+    # the control: each word in the neutral role; only the smallest median passes
+    assert slowest_words(rates, [0, 1, 2], ["good", "bad", "ha"]) == ["ha"]
+    assert slowest_words(rates, [1], ["good", "bad", "ha"]) == ["bad"]
+    tied = {(0, "good"): 0.1, (0, "ha"): 0.1}
+    assert slowest_words(tied, [0], ["good", "ha"]) == []  # a tie is not "slower"
+    with pytest.raises(ValueError, match="at least two words"):
+        slowest_words(rates, [0], ["ha"])
     for check in (neutral_forgets_slower, seeds_where_neutral_is_slower, median_rates):
         with pytest.raises(ValueError, match="empty"):
             check(rates, [], ["good"])

@@ -131,7 +131,9 @@ def test_word_memory_fixed_point_text_and_fig5_row():
         f"asymptotic rate >= {-np.log(0.9):.4f}"
     )
     control = FixedPoint(z, 3.0, 1.0)
-    row = fig5_row(fixed, fits, ["good"], True, full=False, imdb="absent", control=control)
+    row = fig5_row(
+        fixed, fits, ["good"], True, full=False, imdb="absent", control=control, polar_as_neutral=[]
+    )
     assert row["status"] == "weaker" and row["holds"]
     assert "not IMDB: absent; 2 LSTMs" in row["ours"] and "<= 0.9000 < 1" in row["ours"]
     ours = row["ours"]
@@ -140,13 +142,36 @@ def test_word_memory_fixed_point_text_and_fig5_row():
     slow_ha = fits | {(2, "ha"): fit(0.8)}  # seed 2: "ha" is faster than "good"
     assert (
         "in 1 of 2 seeds"
-        in fig5_row(fixed, slow_ha, ["good"], False, full=False, imdb="absent", control=control)[
-            "ours"
-        ]
+        in fig5_row(
+            fixed,
+            slow_ha,
+            ["good"],
+            False,
+            full=False,
+            imdb="absent",
+            control=control,
+            polar_as_neutral=[],
+        )["ours"]
     )
     assert "residual 3, not an attracting fixed point" in row["negative_control"]
+    assert row["negative_control"].endswith(
+        "each of the 1 polar words in the role of 'ha': all rejected"
+    )
+    kept = fig5_row(
+        fixed,
+        fits,
+        ["good"],
+        True,
+        full=False,
+        imdb="absent",
+        control=control,
+        polar_as_neutral=["good"],
+    )
+    assert kept["negative_control"].endswith("in the role of 'ha': accepted for ['good']")
     assert (
-        fig5_row(fixed, fits, ["good"], True, full=True, imdb=None, control=control)["status"]
+        fig5_row(
+            fixed, fits, ["good"], True, full=True, imdb=None, control=control, polar_as_neutral=[]
+        )["status"]
         == "reproduced"
     )
 

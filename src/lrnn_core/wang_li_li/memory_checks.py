@@ -18,8 +18,9 @@
 * :func:`probe_classes`, :func:`linear_probe_gap`, :func:`contractions_decay` and
   :func:`probes_equivalent` (Fig. 10, App. H): the Heaviside and impulse probes agree on the decay
   class where theory backs it (gain-1 RNNs, linear LRUs up to round-off, contractions).
-* :func:`neutral_forgets_slower` (Fig. 5, App. B): the neutral word's fitted memory rate is below
-  every polar word's, in every seed.
+* :func:`neutral_forgets_slower` (Fig. 5, App. B): the neutral word's median fitted memory rate
+  over seeds is below every polar word's; :func:`slowest_words` puts each word in that role, the
+  ordering's negative control.
 * :func:`cached_model`: whether a model or data set of Figs 5-6 (IMDB, a fine-tuned BERT) is on
   this machine, in the Hugging Face cache, so that a query could run offline.
 """
@@ -55,6 +56,7 @@ __all__ = [
     "probes_equivalent",
     "same_class",
     "seeds_where_neutral_is_slower",
+    "slowest_words",
 ]
 
 #: Tail-ratio thresholds: decaying below, non-decaying above (the chapter's classification).
@@ -175,6 +177,19 @@ def neutral_forgets_slower(
         raise ValueError("polar must not be empty")
     median = median_rates(rates, seeds, (*polar, neutral))
     return all(median[neutral] < median[w] for w in polar)
+
+
+def slowest_words(
+    rates: Mapping[tuple[Hashable, str], float], seeds: Sequence[Hashable], words: Sequence[str]
+) -> list[str]:
+    """The words that :func:`neutral_forgets_slower` accepts in the neutral word's role against
+    all the other ``words`` (at most one: the word of strictly smallest median rate). With the
+    neutral word among ``words``, every other word it returns is one the check failed to reject."""
+    if len(words) < 2:
+        raise ValueError(f"words must hold at least two words, got {list(words)}")
+    return [
+        w for w in words if neutral_forgets_slower(rates, seeds, [v for v in words if v != w], w)
+    ]
 
 
 def median_rates(

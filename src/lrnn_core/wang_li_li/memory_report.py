@@ -224,11 +224,13 @@ def fig5_row(
     full: bool,
     imdb: str | None,
     control: FixedPoint,
+    polar_as_neutral: Sequence[str],
 ) -> Row:
     """The WLL Fig. 5 row (a substitute: ``full`` only on IMDB; ``imdb`` why it is not loaded):
     the largest spectral radius, the window rates of the polar words and of "ha", their medians
     over seeds (:func:`neutral_forgets_slower`) and the seeds in which "ha" is slower word by
-    word, and the integrating LSTM's fixed point as the control."""
+    word; the controls: the integrating LSTM's fixed point, and ``polar_as_neutral``, the polar
+    words the ordering check accepted in the role of "ha" (:func:`slowest_words`)."""
     seeds = list(dict.fromkeys(s for s, _ in fits))
     rates = {key: f.rate for key, f in fits.items()}
     polar_rates = [rates[s, w] for s in seeds for w in polar]
@@ -249,7 +251,9 @@ def fig5_row(
         holds=holds,
         status=row_status(holds, full=full),
         negative_control="the LSTM with input and forget gates held open (an integrator): "
-        f"residual {control.residual:.2g}, not an attracting fixed point, rejected",
+        f"residual {control.residual:.2g}, not an attracting fixed point, rejected; the ordering "
+        f"check with each of the {len(polar)} polar words in the role of 'ha': "
+        + (f"accepted for {list(polar_as_neutral)}" if polar_as_neutral else "all rejected"),
     )
 
 
