@@ -9,12 +9,13 @@ two baselines on the same test sets, stored with its provenance.
 
 ``--plan cpu`` (:data:`~lrnn_core.orvieto.ode_plans.CPU_PLAN`: what learns on a 2-core CPU, too long
 for the website build) or ``paper`` (:data:`~lrnn_core.orvieto.ode_plans.PAPER_PLAN`: the paper's
-sizes); ``--seeds`` and ``--lrs`` replace the plan's. ``--budget-s`` fits the epochs into a
-wall-clock budget counted from the start of the process: after the data, every listed experiment is
-timed (:func:`step_cost`: the cost of a step and of compiling), and each system gets the largest
-number of epochs (at most the plan's) whose estimated time, compilation included, fits ``SAFETY`` of
-what is left; the timings and the rule go into the provenance. No test error is looked at to choose
-it. The file is rewritten after every experiment (``provenance["done"]`` lists the finished ones).
+sizes); ``--seeds`` and ``--lrs`` replace the plan's (``--lrs`` for every system).
+``--budget-s`` fits the epochs into a wall-clock budget counted from the start of the process: after
+the data, every listed experiment is timed (:func:`step_cost`: the cost of a step and of compiling),
+and each system gets the largest number of epochs (at most the plan's) whose estimated time,
+compilation included, fits ``SAFETY`` of what is left; the timings and the rule go into the
+provenance. No test error is looked at to choose it. The file is rewritten after every experiment
+(``provenance["done"]`` lists the finished ones).
 ``--experiments`` runs a subset (e.g. one process per system side by side on one GPU); ``--merge``
 joins such parts into ``--out`` (rows and baselines; the provenance of each part is kept);
 ``--replace rerun.json --why "..."`` puts a rerun of some systems into ``--out``, keeping the rows
@@ -110,7 +111,7 @@ def step_cost(key: str, plan: Plan, data: Dataset, seeds: list[int]) -> tuple[fl
         part = data._replace(v_train=data.v_train[:n], y_train=data.y_train[:n])
         for attempt in (0, 1):
             t = time.perf_counter()
-            sweep(config, part, seeds=seeds, lrs=plan.lrs, epochs=1,
+            sweep(config, part, seeds=seeds, lrs=plan.rates(system), epochs=1,
                   batch_size=sizes.batch_size, modes=modes)  # fmt: skip
             wall[steps, attempt] = time.perf_counter() - t
     short = max(1, long // 10)
@@ -215,7 +216,9 @@ def main() -> None:
         replace(args.replace, out, args.why)
         return
     plan = PLANS[args.plan]
-    plan = plan._replace(seeds=tuple(args.seeds or plan.seeds), lrs=tuple(args.lrs or plan.lrs))
+    plan = plan._replace(seeds=tuple(args.seeds or plan.seeds))
+    if args.lrs:  # one grid for every system
+        plan = plan._replace(lrs=tuple(args.lrs), system_lrs={})
     commit = args.commit or git("rev-parse", "HEAD")
     dirty = None if args.commit else bool(git("status", "--porcelain", "--untracked-files=no"))
     systems = [
@@ -232,6 +235,7 @@ def main() -> None:
         "jax_version": jax.__version__,
         "seeds": list(plan.seeds),
         "lrs": list(plan.lrs),
+        "system_lrs": {s: list(plan.rates(s)) for s in systems if s in plan.system_lrs},
         "sizes": {s: getattr(plan, s)._asdict() for s in systems},
         "optimizer": "Adam, rate on a cosine from lr to 0, no weight decay",
         "amplitude": AMPLITUDE,

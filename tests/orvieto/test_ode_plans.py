@@ -45,7 +45,10 @@ def test_plans_hold_the_stated_sizes():
         L=512, n_train=10_000, n_test=1_000, N=256, D=1024, epochs=1000, batch_size=32
     )
     assert PAPER_PLAN.seeds == (1, 2, 3, 4, 5, 6) and PAPER_PLAN.lrs == (0.001, 0.003, 0.01)
-    assert CPU_PLAN.LZ.n_train == 2048 and CPU_PLAN.PT.epochs == 100
+    assert CPU_PLAN.LZ.n_train == 4096 and CPU_PLAN.PT.epochs == 100
+    assert CPU_PLAN.rates("LZ") == (1e-2,) and CPU_PLAN.rates("LV") == CPU_PLAN.lrs == (3e-3,)
+    with pytest.raises(ValueError, match="system must be one of"):
+        CPU_PLAN.rates("VdP")
     assert CPU_PLAN.seeds == (1, 2, 3) and CPU_PLAN.scan_method == "inplace"
     ci = SystemSizes(L=256, n_train=128, n_test=32, N=16, D=32, epochs=60, batch_size=16)
     assert CI_PLAN.PT == CI_PLAN.LV == CI_PLAN.LZ == ci

@@ -4,7 +4,8 @@ modes) and :func:`run_plan`, which generates the data and sweeps every experimen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import NamedTuple
 
 from lrnn_core.core.validate import check_choice
@@ -37,7 +38,8 @@ class SystemSizes(NamedTuple):
 
 
 class Plan(NamedTuple):
-    """Every ODE experiment of one scale: sizes per system, seeds, learning-rate grid, and the
+    """Every ODE experiment of one scale: sizes per system, seeds, learning-rate grid (``lrs``;
+    ``system_lrs`` replaces it for the systems it names), and the
     :func:`lrnn_core.core.scan.linear_scan` method of the models."""
 
     PT: SystemSizes
@@ -46,6 +48,12 @@ class Plan(NamedTuple):
     seeds: tuple[int, ...]
     lrs: tuple[float, ...]
     scan_method: str = "sequential"
+    system_lrs: Mapping[str, tuple[float, ...]] = MappingProxyType({})
+
+    def rates(self, system: str) -> tuple[float, ...]:
+        """The learning-rate grid of ``system`` ("PT", "LV" or "LZ")."""
+        check_choice("system", system, ("PT", "LV", "LZ"))
+        return tuple(self.system_lrs.get(system, self.lrs))
 
 
 #: The paper's sizes (§4.2, App. E.3): 10k/1k trajectories, PT N=128, D=256; LV N=128, D=512,
@@ -117,7 +125,7 @@ def run_plan(
             config,
             data[system],
             seeds=[seed_offset + s for s in plan.seeds],
-            lrs=plan.lrs,
+            lrs=plan.rates(system),
             epochs=sizes.epochs,
             batch_size=sizes.batch_size,
             modes=modes,
@@ -135,14 +143,18 @@ def run_plan(
 #: seeds (one step of one run ~20 ms with the ``inplace`` scan, ~30 ms with ``sequential``):
 #: 100 epochs of 512 trajectories (probe: 300), Lorenz 40 epochs of 2048 (probe: 200); seeds 1-3.
 #: LV runs the paper's 200 epochs: a first stored run at 100 fell short of LV's margin (its rows
-#: are kept in the file under ``superseded``).
+#: are kept in the file under ``superseded``). Lorenz runs 100 epochs of 4096 trajectories at the
+#: rate 1e-2 (the paper's other usual best): a first stored run, 40 epochs of 2048 at 3e-3, fell
+#: short of Lorenz's margin (kept under ``superseded``); the new setting was chosen on probes of
+#: one seed on Lorenz data of another data seed (7), not on the stored run's test set.
 CPU_PLAN = Plan(
     PT=SystemSizes(L=512, n_train=512, n_test=128, N=64, D=128, epochs=100, batch_size=16),
     LV=SystemSizes(L=512, n_train=512, n_test=128, N=64, D=128, epochs=200, batch_size=16),
-    LZ=SystemSizes(L=512, n_train=2048, n_test=128, N=64, D=128, epochs=40, batch_size=16),
+    LZ=SystemSizes(L=512, n_train=4096, n_test=128, N=64, D=128, epochs=100, batch_size=16),
     seeds=(1, 2, 3),
     lrs=(3e-3,),
     scan_method="inplace",
+    system_lrs=MappingProxyType({"LZ": (1e-2,)}),
 )
 
 #: The chapter's live run at ``ci`` scale (PT only): a few hundred steps on ``L = 256``, 128
