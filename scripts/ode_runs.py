@@ -173,6 +173,7 @@ def replace(new: Path, out: Path, why: str) -> None:
         superseded[system] = {
             "why": why,
             "sizes": prov["sizes"][system],
+            "lrs": prov.get("system_lrs", {}).get(system, prov["lrs"]),
             "commit": prov["commit"],
             "rows": [r for r in old["rows"] if EXPERIMENTS[r["experiment"]][0] == system],
             "baselines": old["baselines"][system],
@@ -182,6 +183,11 @@ def replace(new: Path, out: Path, why: str) -> None:
         rows + part["rows"], key=lambda r: (ORDER.index(r["experiment"]), r["trained_lambda"])
     )
     prov["sizes"] = prov["sizes"] | {s: part["provenance"]["sizes"][s] for s in systems}
+    # each rerun system's rate grid, named in system_lrs where it is not the file's lrs
+    rates = {s: part["provenance"].get("system_lrs", {}).get(s, part["provenance"]["lrs"])
+             for s in systems}  # fmt: skip
+    kept = {s: r for s, r in prov.get("system_lrs", {}).items() if s not in systems}
+    prov["system_lrs"] = kept | {s: r for s, r in rates.items() if r != prov["lrs"]}
     prov["parts"] = prov.get("parts", [first]) + [part["provenance"]]
     prov["superseded"] = superseded
     prov["done"] = [k for k in ORDER if any(r["experiment"] == k for r in rows)]

@@ -78,11 +78,13 @@ def test_stored_cpu_run_is_the_library_plan_and_complete():
     assert prov["sizes"] == {s: getattr(CPU_PLAN, s)._asdict() for s in ("PT", "LV", "LZ")}
     assert prov["amplitude"] == AMPLITUDE and prov["max_phase"] == PHASE
     assert prov["seeds"] == list(CPU_PLAN.seeds) and prov["lrs"] == list(CPU_PLAN.lrs)
+    assert prov["system_lrs"] == {s: list(r) for s, r in CPU_PLAN.system_lrs.items()}
     assert prov["scan_method"] == CPU_PLAN.scan_method
     want = {(key, m) for key, (_, _, _, modes) in EXPERIMENTS.items() for m in modes}
     assert {(r["experiment"], r["trained_lambda"]) for r in data["rows"]} == want
     for row in data["rows"]:
         assert len(row["per_seed"]) == len(CPU_PLAN.seeds)
+        assert row["lr"] in CPU_PLAN.rates(EXPERIMENTS[row["experiment"]][0])
         assert row["min"] <= row["median"] <= row["max"] and row["best"] == row["min"]
     for system in ("PT", "LV", "LZ"):
         assert {"ignores input", "linear"} <= set(data["baselines"][system])
@@ -143,12 +145,16 @@ def test_replace_moves_the_rerun_systems_rows_to_superseded(tmp_path):
                 for k in keys for m in (False, True)]  # fmt: skip
 
     old = {
-        "provenance": {"commit": "a", "sizes": {"PT": {"epochs": 1}, "LV": {"epochs": 1}}},
+        "provenance": {
+            "commit": "a",
+            "sizes": {"PT": {"epochs": 1}, "LV": {"epochs": 1}},
+            "lrs": [0.003],
+        },  # fmt: skip
         "rows": rows(["PT MLP", "LV MLP", "LV linear"], "a", 1.0),
         "baselines": {"PT": {"linear": 1.0}, "LV": {"linear": 2.0}},
     }
     new = {
-        "provenance": {"commit": "b", "sizes": {"LV": {"epochs": 2}}},
+        "provenance": {"commit": "b", "sizes": {"LV": {"epochs": 2}}, "lrs": [0.01]},
         "rows": rows(["LV linear", "LV MLP"], "b", 0.5),
         "baselines": {"LV": {"linear": 3.0}},
     }
@@ -164,7 +170,8 @@ def test_replace_moves_the_rerun_systems_rows_to_superseded(tmp_path):
     assert got["baselines"] == {"PT": {"linear": 1.0}, "LV": {"linear": 3.0}}
     assert prov["sizes"] == {"PT": {"epochs": 1}, "LV": {"epochs": 2}}
     gone = prov["superseded"]["LV"]
-    assert gone["why"] == "more epochs" and gone["commit"] == "a"
+    assert prov["lrs"] == [0.003] and prov["system_lrs"] == {"LV": [0.01]}
+    assert gone["why"] == "more epochs" and gone["commit"] == "a" and gone["lrs"] == [0.003]
     assert gone["sizes"] == {"epochs": 1} and gone["baselines"] == {"linear": 2.0}
     assert {r["commit"] for r in gone["rows"]} == {"a"} and len(gone["rows"]) == 4
     assert [p["commit"] for p in prov["parts"]] == ["a", "b"]

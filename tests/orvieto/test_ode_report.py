@@ -48,12 +48,14 @@ LIVE = rep.LivePT({"ignores input": 1.0, "linear": 0.7}, {"MLP": 0.5, "linear": 
 def test_provenance_mismatches_name_what_differs_from_the_plan():
     sizes = {s: getattr(CPU_PLAN, s)._asdict() for s in ("PT", "LV", "LZ")}
     prov = {"sizes": sizes, "amplitude": AMPLITUDE, "max_phase": PHASE, "seeds": [1, 2, 3]}
-    prov["scan_method"] = "inplace"
+    prov |= {"scan_method": "inplace", "lrs": [3e-3], "system_lrs": {"LZ": [1e-2]}}
     run = RUN._replace(provenance=prov)
     assert rep.provenance_mismatches(run, CPU_PLAN) == []
     assert rep.provenance_mismatches(EMPTY, CPU_PLAN) == []
     bad = run._replace(provenance=prov | {"seeds": [1], "max_phase": 1.0})
     assert rep.provenance_mismatches(bad, CPU_PLAN) == ["amplitude or max_phase", "seeds"]
+    slow = run._replace(provenance=prov | {"system_lrs": {}})  # Lorenz at 3e-3, not 1e-2
+    assert rep.provenance_mismatches(slow, CPU_PLAN) == ["LZ learning rates"]
     assert rep.provenance_mismatches(run, CI_PLAN)[:3] == ["PT", "LV", "LZ"]
     parts = [{"load_average_at_start": 1.5}, {"load_average_at_start": 2.0}]
     text = rep.provenance_report(run._replace(provenance=prov | {"commit": "a", "parts": parts}))
@@ -63,18 +65,21 @@ def test_provenance_mismatches_name_what_differs_from_the_plan():
 
 def test_superseded_report_names_the_first_run_and_the_rerun():
     old_rows = [
-        {"experiment": "LV MLP", "trained_lambda": m, "best": b}
+        {"experiment": "LV MLP", "trained_lambda": m, "best": b, "lr": 0.003}
         for m, b in ((False, 1), (True, 0.005))
     ]
-    first = {"commit": "a" * 40, "sizes": {"LV": {"epochs": 100}}}
-    rerun = {"commit": "b" * 40, "sizes": {"LV": {"epochs": 200}}, "command": "python x.py"}
-    old = {"why": "fell short", "sizes": {"epochs": 100}, "commit": "a" * 40, "rows": old_rows}
+    before, after = {"epochs": 100, "n_train": 512}, {"epochs": 200, "n_train": 1024}
+    first = {"commit": "a" * 40, "sizes": {"LV": before}}
+    rerun = {"commit": "b" * 40, "sizes": {"LV": after}, "command": "python x.py"}
+    old = {"why": "fell short", "sizes": before, "commit": "a" * 40, "rows": old_rows}
     old["baselines"] = BASE | {"dropped": 0}
-    prov = {"sizes": {"LV": {"epochs": 200}}, "parts": [first, rerun], "superseded": {"LV": old}}
-    text = rep.superseded_report(RUN._replace(provenance=prov))
+    prov = {"sizes": {"LV": after}, "parts": [first, rerun], "superseded": {"LV": old}}
+    rows = RUN.rows | {("LV MLP", True): RUN.rows["LV MLP", True] | {"lr": 0.01}}
+    text = rep.superseded_report(RUN._replace(provenance=prov, rows=rows))
     assert text == (
-        f"LV, superseded run at 100 epochs (commit aaaaaaaaaa): MLP (Λ trained) best 0.005, "
-        f"4× below the better baseline (margin {MARGIN['LV']:.4g}); rerun at 200 epochs "
+        "LV, superseded run at 100 epochs of 512 trajectories at rate 0.003 (commit "
+        "aaaaaaaaaa): MLP (Λ trained) best 0.005, 4× below the better baseline (margin "
+        f"{MARGIN['LV']:.4g}); rerun at 200 epochs of 1024 trajectories at rate 0.01 "
         "(commit bbbbbbbbbb, `python x.py`): fell short"
     )
     assert rep.superseded_report(RUN) == ""

@@ -106,16 +106,20 @@ def plan_report(stored: Plan, paper: Plan, live: Plan, scale: str) -> str:
     for name in ("PT", "LV", "LZ"):
         lines.append(f"{name}: stored CPU run {getattr(stored, name)}")
         lines.append(f"    paper {getattr(paper, name)}")
-    lines.append(f"stored run: seeds {stored.seeds}, learning rates {stored.lrs}")
+    rates = ", ".join(f"{name} {stored.rates(name)}" for name in ("PT", "LV", "LZ"))
+    lines.append(f"stored run: seeds {stored.seeds}, learning rates {rates}")
     lines.append(f"live run ({scale}), PT only: {live.PT}, seeds {live.seeds}, rates {live.lrs}")
     return "\n".join(lines)
 
 
 def provenance_mismatches(run: StoredRun, plan: Plan) -> list[str]:
-    """What in ``run``'s provenance differs from ``plan`` (sizes of each stored system, seeds,
-    scan method) or from :data:`AMPLITUDE` and :data:`PHASE`; [] for an empty run."""
+    """What in ``run``'s provenance differs from ``plan`` (sizes and rates of each stored system,
+    seeds, scan method) or from :data:`AMPLITUDE` and :data:`PHASE`; [] for an empty run."""
     prov = run.provenance
     bad = [s for s in run.baselines if prov["sizes"][s] != getattr(plan, s)._asdict()]
+    for s in run.baselines:
+        if prov.get("system_lrs", {}).get(s, prov["lrs"]) != list(plan.rates(s)):
+            bad.append(f"{s} learning rates")
     if prov and not (prov["amplitude"] == AMPLITUDE and prov["max_phase"] == PHASE):
         bad.append("amplitude or max_phase")
     if prov and prov["seeds"] != list(plan.seeds):
@@ -138,9 +142,9 @@ def provenance_report(run: StoredRun) -> str:
 
 def superseded_report(run: StoredRun) -> str:
     """One line per system of ``run`` rerun with another plan (``provenance["superseded"]``,
-    written by ``scripts/ode_runs.py --replace``): its first run's epochs, commit and MLP error
-    (Lambda trained) against the better baseline and the margin, why it was rerun, and the
-    commit and command of the rerun; "" if none was."""
+    written by ``scripts/ode_runs.py --replace``): its first run's epochs, trajectories, rate,
+    commit and MLP error (Lambda trained) against the better baseline and the margin, why it was
+    rerun, and the setting, commit and command of the rerun; "" if none was."""
     prov = run.provenance
     lines = []
     for system, old in prov.get("superseded", {}).items():
@@ -148,14 +152,20 @@ def superseded_report(run: StoredRun) -> str:
         err = rows[f"{system} MLP", True]["best"]
         base = {k: old["baselines"][k] for k in ("ignores input", "linear")}
         rerun = [q for q in prov["parts"] if system in q["sizes"]][-1]
+        then, now = rows[f"{system} MLP", True], run.rows[f"{system} MLP", True]
         lines.append(
-            f"{system}, superseded run at {old['sizes']['epochs']} epochs (commit "
+            f"{system}, superseded run at {_setting(old['sizes'], then['lr'])} (commit "
             f"{old['commit'][:10]}): MLP (Λ trained) best {err:.3g}, "
             f"{times_below(err, base):.4g}× below the better baseline (margin "
-            f"{MARGIN[system]:.4g}); rerun at {prov['sizes'][system]['epochs']} epochs (commit "
-            f"{rerun['commit'][:10]}, `{rerun['command']}`): {old['why']}"
+            f"{MARGIN[system]:.4g}); rerun at {_setting(prov['sizes'][system], now['lr'])} "
+            f"(commit {rerun['commit'][:10]}, `{rerun['command']}`): {old['why']}"
         )
     return "\n".join(lines)
+
+
+def _setting(sizes: dict[str, int], lr: float) -> str:
+    """A stored system's epochs and trajectories, and the rate of its best MLP run."""
+    return f"{sizes['epochs']} epochs of {sizes['n_train']} trajectories at rate {lr:g}"
 
 
 class LivePT(NamedTuple):
