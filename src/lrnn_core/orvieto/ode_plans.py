@@ -145,7 +145,8 @@ def run_plan(
 #: first runs' rows are kept in the file under ``superseded``): LV at the paper's 200 epochs
 #: (first: 100), and Lorenz at 100 epochs of 4096 trajectories and the rate 1e-2, the paper's
 #: other usual best (first: 40 epochs of 2048 at 3e-3; 512 over-fit), a setting chosen on
-#: one-seed probes on Lorenz data of another data seed (7), not on the stored run's test set.
+#: one-seed probes that never saw the stored test set (the rate on the first 2048 trajectories of
+#: the same data seed, the data size on data seed 7).
 CPU_PLAN = Plan(
     PT=SystemSizes(L=512, n_train=512, n_test=128, N=64, D=128, epochs=100, batch_size=16),
     LV=SystemSizes(L=512, n_train=512, n_test=128, N=64, D=128, epochs=200, batch_size=16),
