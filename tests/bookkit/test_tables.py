@@ -8,6 +8,7 @@ from lrnn_core.bookkit.tables import (
     COLUMNS,
     ClaimRow,
     ClaimTable,
+    fmt,
     records_dir,
     trained_summary,
 )
@@ -86,7 +87,7 @@ def test_empty_table_raises():
     [
         ({"claim": ""}, ValueError, "claim must not be empty"),
         ({"paper": 3.0}, TypeError, "paper must be a str"),
-        ({"ours": None}, TypeError, "ours must be a str"),
+        ({"ours": 3}, TypeError, "ours must be a str"),
     ],
 )
 def test_cells_must_be_text(kwargs, error, match):
@@ -203,7 +204,7 @@ def test_trained_fields_are_checked(fields, error, match):
 @pytest.mark.parametrize("status", ["reproduced", "weaker"])
 def test_a_holding_row_names_its_negative_control(status):
     table = ClaimTable("x/y", autosave=False)
-    with pytest.raises(ValueError, match="names no negative_control"):
+    with pytest.raises(ValueError, match="names no control"):
         table.add("c", paper="p", ours="o", holds=True, status=status)
     with pytest.raises(ValueError, match="negative_control must not be empty"):
         table.add("c", paper="p", ours="o", holds=True, status=status, negative_control=" ")
@@ -221,3 +222,81 @@ def test_add_saves_so_a_later_failing_assert_keeps_the_row(tmp_path, monkeypatch
     quiet = ClaimTable("part/quiet", autosave=False)
     quiet.add("e", paper="p", ours="o", holds=False)
     assert not (tmp_path / "part__quiet.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (7.8e9, "7.8e9"),
+        (0.003124, "0.00312"),
+        (42.54, "42.5"),
+        (3.0, "3"),
+        (2**24, "16777216"),
+        (-1.5e-7, "-1.5e-7"),
+        (True, "yes"),
+        ([1.0, 2.5e-5], "[1, 2.5e-5]"),
+        ("ring", "ring"),
+    ],
+)
+def test_fmt_prints_three_significant_digits(value, text):
+    assert fmt(value) == text
+
+
+def test_fmt_takes_numpy_values():
+    import numpy as np
+
+    assert fmt(np.float32(0.25)) == "0.25"
+    assert fmt(np.bool_(False)) == "no"
+    assert fmt(np.arange(3)) == "[0, 1, 2]"
+    assert fmt(list(range(10))) == "[0, 1, 2, 3, 4, 5, 6, 7, …]"
+
+
+def test_one_record_gives_the_row_the_line_and_the_json(tmp_path, monkeypatch, capsys):
+    import numpy as np
+
+    monkeypatch.setenv("LRNN_SCALE", "ci")
+    table = ClaimTable("orvieto/conditioning", autosave=False)
+    row = table.add(
+        "Orvieto Fig 2",
+        paper="grows",
+        measured={"median norm": np.float64(7.81e9), "draws": np.int64(16)},
+        holds=np.bool_(True),
+        control="real eigenvalues",
+        control_rejected=np.bool_(True),
+    )
+    assert row.ours == "median norm 7.81e9; draws 16"
+    assert row.negative_control == "real eigenvalues: rejected"
+    assert row.control_rejected is True
+    assert capsys.readouterr().out == (
+        "Orvieto Fig 2: reproduced. median norm 7.81e9; draws 16; control: real eigenvalues: "
+        "rejected\n"
+    )
+    record = json.loads(table.save(tmp_path).read_text())["rows"][0]
+    assert record["measured"] == {"median norm": 7.81e9, "draws": 16}
+    assert ClaimRow(**record) == row
+
+
+def test_a_control_not_rejected_is_recorded_as_such():
+    table = ClaimTable("x/y", autosave=False)
+    row = table.add(
+        "c", paper="p", measured={"x": 1.0}, holds=True, status="weaker", note="at N = 8 only",
+        control="a linear map", control_rejected=False, show=False,
+    )  # fmt: skip
+    assert row.ours == "at N = 8 only; x 1"
+    assert row.negative_control == "a linear map: NOT rejected"
+    assert row.control_rejected is False
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"control": "c"}, "control_rejected must be a bool"),
+        ({"control_rejected": True}, "needs the control"),
+        ({"control": "c", "control_rejected": True, "negative_control": "n"}, "not both"),
+        ({"measured": {}}, "non-empty dict"),
+    ],
+)
+def test_the_record_refuses_half_stated_controls(kwargs, match):
+    args = {"paper": "p", "holds": False, "measured": {"x": 1.0}} | kwargs
+    with pytest.raises((ValueError, TypeError), match=match):
+        ClaimTable("x/y", autosave=False).add("c", **args)

@@ -10,9 +10,19 @@ report (:data:`STATUSES`). Two more kinds of evidence travel with a row:
   and the ``margin`` by which it must beat the better of them, fixed in the chapter before the run;
   such a row cannot be ``"reproduced"`` unless ``error × margin ≤ min(baselines)``
   (:func:`lrnn_core.core.verdicts.beats`);
-- every ``"reproduced"`` or ``"weaker"`` row names its ``negative_control``: an object without the
+- every ``"reproduced"`` or ``"weaker"`` row names its negative ``control``: an object without the
   claimed property (a power-law memory, an identity activation, a linear filter, an input-ignoring
-  model) that the same check rejected, or why no meaningful one exists.
+  model) run through the same check, and ``control_rejected``, the boolean the chapter asserted
+  about it; the row's control text is generated from that boolean.
+
+A chapter states a claim once, in one call, with its measured numbers as named values::
+
+    table.add("Orvieto Fig 2", paper="7.8e9 at r_min = 0 -> 2.8 at 0.999",
+              measured={"median norm, r_min=0": med_0, "median norm, r_min=0.999": med_999},
+              holds=holds, control="real eigenvalues", control_rejected=control_rejected)
+
+The line it prints under the figure, the chapter's table row and the reproduction report are all
+generated from that record by one formatter (:func:`fmt`, three significant digits).
 
 :meth:`ClaimTable.add` writes the rows as JSON into :func:`records_dir` each time a row is added
 (so a later failing assert still leaves the row in the report), from which the book's last page,
@@ -24,6 +34,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -80,6 +91,16 @@ class ClaimRow:
     baselines: dict[str, float] | None = field(default=None, hash=False)
     margin: float | None = None
     negative_control: str | None = None
+    control_rejected: bool | None = None
+    measured: dict[str, object] | None = field(default=None, hash=False)
+
+    def line(self) -> str:
+        """The row as one printed line: claim, status, ours (with the trained summary) and the
+        control's outcome, all from the record."""
+        summary = trained_summary(self)
+        ours = f"{self.ours} [{summary}]" if summary else self.ours
+        control = f"; control: {self.negative_control}" if self.negative_control else ""
+        return f"{self.claim}: {self.status}. {ours}{control}"
 
     @property
     def below_baselines(self) -> float | None:
@@ -88,6 +109,41 @@ class ClaimRow:
         if self.error is None or self.baselines is None:
             return None
         return times_below(self.error, self.baselines)
+
+
+def _plain(value: object) -> object:
+    """``value`` as a JSON value: NumPy scalars and arrays become Python numbers and lists."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    raise TypeError(f"a measured value must be a number, a bool, a str or a list, got {value!r}")
+
+
+def fmt(value: object) -> str:
+    """The one way a measured value is printed: three significant digits (``7.8e9``, ``0.00312``,
+    ``42.5``), whole numbers as they are, ``yes``/``no`` for booleans, lists in brackets."""
+    value = _plain(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isfinite(value) and value == int(value) and abs(value) < 1e6:
+            return str(int(value))
+        text = f"{value:.3g}"
+        return re.sub(r"e([+-])0*(\d)", lambda m: "e" + ("-" if m[1] == "-" else "") + m[2], text)
+    if isinstance(value, list):
+        shown = ", ".join(fmt(v) for v in value[:8])
+        return f"[{shown}{', …' if len(value) > 8 else ''}]"
+    return str(value)
+
+
+def measured_text(measured: Mapping[str, object]) -> str:
+    """``"name value; name value"``: a record's measured numbers, each by :func:`fmt`."""
+    return "; ".join(f"{check_text('measured name', k)} {fmt(v)}" for k, v in measured.items())
 
 
 def _cell(text: str) -> str:
@@ -139,22 +195,33 @@ class ClaimTable:
         claim: str,
         *,
         paper: str,
-        ours: str,
         holds: bool,
+        measured: Mapping[str, object] | None = None,
+        note: str | None = None,
+        ours: str | None = None,
         status: str | None = None,
+        control: str | None = None,
+        control_rejected: bool | None = None,
+        negative_control: str | None = None,
         error: float | None = None,
         baselines: Mapping[str, float] | None = None,
         margin: float | None = None,
-        negative_control: str | None = None,
+        show: bool = True,
     ) -> ClaimRow:
-        """Append a row (and save the table, unless ``autosave=False``); ``holds`` must be the
-        bool the chapter asserted for this claim.
+        """Append a row, save the table (unless ``autosave=False``) and print the row's line
+        (unless ``show=False``); ``holds`` must be the bool the chapter asserted for this claim.
+
+        What we found is ``measured`` (name -> value, printed by :func:`fmt`), after an optional
+        short ``note`` in words (e.g. which weaker form holds); ``ours`` is the same as one text
+        (older chapters). The negative control is ``control`` (what was run through the same
+        check) with ``control_rejected``, the bool the chapter asserted about it; the row's
+        control text is generated from the two. ``negative_control`` is such a text written out.
 
         ``status`` defaults to ``"reproduced"`` if ``holds`` else ``"not reproduced"``; pass
-        ``status="weaker"`` for a claim that holds only in a weaker form (say which in ``ours``).
+        ``status="weaker"`` for a claim that holds only in a weaker form (say which in ``note``).
         A trained row passes ``error``, ``baselines`` (with the keys of :data:`BASELINES`) and
         ``margin``; it is refused as ``"reproduced"`` unless ``error * margin <= min(baselines)``.
-        A ``"reproduced"`` or ``"weaker"`` row is refused without a ``negative_control``.
+        A ``"reproduced"`` or ``"weaker"`` row is refused without a control.
         """
         holds = check_flag("holds", holds)
         default = "reproduced" if holds else "not reproduced"
@@ -167,17 +234,39 @@ class ClaimTable:
                 f"{claim!r} cannot be 'reproduced': error {error:.3g} is not {margin:g}x below "
                 f"the better baseline ({baselines})"
             )
+        parts = [check_text("note", note)] if note is not None else []
+        if measured is not None:
+            if not isinstance(measured, Mapping) or not measured:
+                raise ValueError(
+                    f"measured must be a non-empty dict name -> value, got {measured!r}"
+                )
+            measured = {check_text("measured name", k): _plain(v) for k, v in measured.items()}
+            parts.append(measured_text(measured))
+        if ours is not None:
+            parts.append(check_text("ours", ours))
+        if not parts:
+            raise ValueError(f"{claim!r} states nothing of ours: pass measured (or note/ours)")
+        if control is not None:
+            if negative_control is not None:
+                raise ValueError(
+                    "pass control with control_rejected, or negative_control, not both"
+                )
+            control_rejected = check_flag("control_rejected", control_rejected)
+            verdict = "rejected" if control_rejected else "NOT rejected"
+            negative_control = f"{check_text('control', control)}: {verdict}"
+        elif control_rejected is not None:
+            raise ValueError("control_rejected needs the control it is about (control=...)")
         if negative_control is not None:
             negative_control = check_text("negative_control", negative_control)
         elif status != "not reproduced":
             raise ValueError(
-                f"{claim!r} is {status!r} but names no negative_control (an object without the "
+                f"{claim!r} is {status!r} but names no control (an object without the "
                 "property that the same check rejects, or why none is meaningful)"
             )
         row = ClaimRow(
             claim=check_text("claim", claim),
             paper=check_text("paper", paper),
-            ours=check_text("ours", ours),
+            ours="; ".join(parts),
             scale=current_scale(),
             holds=holds,
             status=status,
@@ -185,10 +274,14 @@ class ClaimTable:
             baselines=baselines,
             margin=margin,
             negative_control=negative_control,
+            control_rejected=control_rejected,
+            measured=measured,
         )
         self.rows.append(row)
         if self.autosave:
             self.save()
+        if check_flag("show", show):
+            print(row.line())
         return row
 
     def markdown(self) -> str:

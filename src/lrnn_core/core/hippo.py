@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """HiPPO-LegS: a structured linear RNN whose state holds Legendre coefficients of the past input.
 
 Gu, Dao, Ermon, Rudra & Ré (NeurIPS 2020), "HiPPO: Recurrent Memory with Optimal Polynomial

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """The Vandermonde view of a diagonal linear recurrence (Orvieto et al., ICML 2024, §3.1 and §4.1),
 and the library's one truncated-SVD pseudo-inverse.
 

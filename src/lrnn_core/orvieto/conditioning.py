@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """Conditioning of the Vandermonde map and reconstruction of many inputs from the last state.
 
 Orvieto et al. (ICML 2024), §4.1 and App. E.1: with ``B = (1, ..., 1)^T`` the last state is

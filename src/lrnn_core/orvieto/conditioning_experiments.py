@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """Claim checks and tables of the conditioning chapter (Orvieto et al. 2024, §4.1, App. E.1).
 
 The chapter's drivers return per-draw norms (Fig. 2), square condition numbers (§4.1), per-cell

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """The figures of the conditioning chapter (Orvieto et al. 2024, §4.1, App. E.1, Figs. 2, 3, 6-8).
 
 Each function takes the computed data, draws on a new Figure and returns it; every title names

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """Experiment drivers of the conditioning chapter (Orvieto et al. 2024, §4.1, App. E.1).
 
 Each driver takes the seeds of this run and the sizes of its scale, and returns the raw numbers

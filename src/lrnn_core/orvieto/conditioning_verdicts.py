@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """The verdicts of the conditioning chapter, one per figure (Orvieto et al. 2024, §4.1, App. E.1).
 
 Each ``*_verdict`` function bundles the claim checks of :mod:`conditioning_experiments` and

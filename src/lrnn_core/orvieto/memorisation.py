@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """Memorising an input sequence in a linear RNN's state (Orvieto et al., ICML 2024, §3.1, App. C).
 
 * :func:`rnn_states` runs eq. (2), ``x_k = Lambda x_{k-1} + B u_k``, whose unrolled form is eq. (3).

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """The memorisation chapter's experiments (Orvieto et al., ICML 2024, §3.1, §3.1.1, App. C, Fig. 1).
 
 * :func:`float64_states` runs eq. (2) in float64 and :func:`unrolled_gaps` compares every state

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """The memorisation chapter's figures (Orvieto et al., ICML 2024, §3.1, App. C, Fig. 1): each
 function takes the computed data, draws a new Figure and returns it; every title names the
 scale that produced the data."""

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """The memorisation chapter's claim checks, printed lines and claim-table rows (Orvieto et al.,
 ICML 2024: Prop. 1 with eq. 5, the time counter of §3.1.1, Fig. 1)."""
 

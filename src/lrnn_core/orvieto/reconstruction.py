@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """Learned reconstruction of an input sequence from the last LRU state (Orvieto et al., ICML 2024,
 §4.2, Fig. 4).
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """The learned-reconstruction chapter's figures (Orvieto et al., ICML 2024, §4.2, Fig. 4): each
 function takes the computed data, draws a new Figure and returns it; the titles (or, for Fig. 4,
 the live run's legend entries) name the scale that produced the data."""

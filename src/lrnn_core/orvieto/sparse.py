@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """Reconstructing sparse inputs from a linear RNN state (Orvieto et al., ICML 2024, §3.1.2, E.2).
 
 Assumption A: the input is ``v_{1:k}^T = Psi_k alpha`` with ``Psi_k`` the first ``k`` rows of a

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """The experiments of Orvieto et al. (ICML 2024), App. E.2 (Figs. 9-12), over many random draws.
 
 Each driver draws the eigenvalues of every cell independently (one seed per draw, per state size

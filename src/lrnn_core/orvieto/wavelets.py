@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """Orthonormal wavelet bases ``Psi in R^{L x P}`` for the sparse-input assumption of Orvieto et al.
 
 Assumption A (Orvieto et al., ICML 2024, §3.1.2) asks that every input be ``v^T = Psi alpha`` for a

@@ -1,4 +1,3 @@
-# ruff: noqa: F722 (jaxtyping's dimension strings are not Python expressions)
 """How wide must the MLP readout be? An illustration of Thm. 1 / Prop. 2 / Thm. 4 of Orvieto et
 al. (ICML 2024), which bound the width by Barron's theorem: ``D >= 2 r^2 C_f^2 eps^-2`` and, per
 time stamp, ``D >= 4 r^2 C_Tk^2 ||Omega_k||^2 S^3 eps^-2``.
