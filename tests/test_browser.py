@@ -519,10 +519,14 @@ def test_report_lists_every_claim_with_its_status_first_and_fits_the_window(open
     from lrnn_core.bookkit.report import REPORT_STATUSES
 
     with (REPO / "book" / "claims_index.csv").open(newline="", encoding="utf-8") as f:
-        spec = [row["claim"] for row in csv.DictReader(f)]
+        spec_rows = list(csv.DictReader(f))
+    spec = [row["claim"] for row in spec_rows]
     page, watch = open_page(REPORT)
     with watch:
-        counts, table = page.locator("main table").all()  # the counts, then the report
+        # the counts, the report, then each paper's details (folded)
+        counts, table, *details = page.locator("main table").all()
+        assert len(details) == len({row["paper"] for row in spec_rows}), len(details)
+        assert page.locator("main details[open]").count() == 0, "the details are not folded"
         # status first, then the claim ids of the spec, in its order
         header = table.locator("thead th").all_inner_texts()
         assert [h.strip() for h in header[:2]] == ["status", "claim"], header
@@ -544,6 +548,8 @@ def test_report_lists_every_claim_with_its_status_first_and_fits_the_window(open
             w = element.evaluate(WIDTHS)
             assert w["page"] <= w["window"], w
             assert w["scroll"] <= w["parentWidth"] and w["parentScroll"] <= w["parentWidth"], w
+        # one line per claim: the whole table fits in three windows' height (issue 36)
+        assert table.bounding_box()["height"] <= 3 * VIEWPORT["height"], table.bounding_box()
         _screenshot(page, "report.png")
 
 

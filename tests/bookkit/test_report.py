@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from lrnn_core.bookkit.report import (
-    CELL_CHARS,
     MISSING,
     NOT_COVERED,
     REPORT_STATUSES,
@@ -20,6 +19,7 @@ from lrnn_core.bookkit.report import (
     code_cells,
     counts_markdown,
     covered_claims,
+    details_markdown,
     read_index,
     read_records,
     report_markdown,
@@ -27,6 +27,7 @@ from lrnn_core.bookkit.report import (
     shorten,
     status_counts,
     trained_summary,
+    verdict,
 )
 from lrnn_core.bookkit.tables import ClaimRow, ClaimTable
 
@@ -137,31 +138,51 @@ def test_unknown_claim_ids_are_refused(tmp_path, where):
 
 def test_markdown_puts_status_first_links_claims_and_escapes_cells():
     rows = [
-        ReportRow("P Fig 1", "P", "Fig 1", "|x|", "a\nb", "book", "reproduced", "part/ch", "", "c"),
+        ReportRow(
+            "P Fig 1", "P", "Fig 1", "|x|", "a|b; c", "book", "reproduced", "part/ch", "", "c"
+        ),
         ReportRow("P Fig 3", "P", "Fig 3", "", "", "", NOT_COVERED, ""),
     ]
     lines = report_markdown(rows, link=lambda r: f"{r.chapter}.md").splitlines()
-    assert lines[0] == "| status | claim | paper's value | ours | negative control |"
-    assert lines[1] == "|---|---|---|---|---|"
-    assert lines[2] == r"| reproduced | [`P Fig 1`](part/ch.md) | \|x\| | a b | c |"
-    assert lines[3] == "| not yet covered | `P Fig 3` | — | — | — |"
+    assert lines[0] == "| status | claim | verdict |"
+    assert lines[1] == "|---|---|---|"
+    assert lines[2] == r"| reproduced | [`P Fig 1`](part/ch.md) | a\|b |"
+    assert lines[3] == "| not yet covered | `P Fig 3` | — |"
 
 
-def test_markdown_shortens_long_cells_but_keeps_the_trained_summary_whole():
-    ours = "lin/frozen 0.0431, " * 20
-    control = "an input-ignoring model " * 10
+def test_the_verdict_is_the_trained_factor_or_the_first_measured_value():
     summary = "error 0.00031; ignores input 0.062, linear 0.0075: ×24 below the better baseline"
-    row = ReportRow(
-        "P Fig 1", "P", "Fig 1", "p " * 100, ours, "book", "reproduced", "c", summary, control
-    )
-    cells = report_markdown([row], link=lambda r: "c.html").splitlines()[2].split(" | ")
-    status, claim, paper, shown, negative = cells
-    assert status == "| reproduced" and claim == "[`P Fig 1`](c.html)"
-    # each cut at the last space within its width (80, 110, 90 characters with the "…")
-    assert paper == "p " * 38 + "p…"  # 78 characters
-    assert shown == "lin/frozen 0.0431, " * 5 + "lin/frozen… · " + summary  # 106 + the summary
-    assert negative == "an input-ignoring model " * 3 + "an… |"  # 75 characters
-    assert CELL_CHARS == {"paper_value": 80, "ours": 110, "negative_control": 90}
+    trained = ReportRow("P Fig 1", "P", "Fig 1", "p", "x 1; y 2", "ci", "reproduced", "c", summary)
+    assert verdict(trained) == "×24 below the better baseline"
+    plain = replace(trained, baselines="", ours="median norm 7.8e9; draws 16")
+    assert verdict(plain) == "median norm 7.8e9"
+    long = replace(plain, ours="word " * 40)
+    assert verdict(long) == "word " * 16 + "word…"  # cut at the last space within 90 characters
+
+
+def test_details_fold_each_papers_claims_in_full():
+    summary = "error 0.1; ignores input 1, linear 0.5: ×5 below the better baseline (needs ×2)"
+    rows = [
+        ReportRow(
+            "P Fig 1",
+            "P & Q",
+            "Fig 1",
+            "p",
+            ("ours " * 30).strip(),
+            "ci",
+            "weaker",
+            "c",
+            summary,
+            "n",
+        ),
+        ReportRow("R Fig 2", "R", "Fig 2", "", "", "", NOT_COVERED, ""),
+    ]
+    text = details_markdown(rows, link=lambda r: "c.html")
+    blocks = text.split("\n\n</details>")
+    assert blocks[0].startswith("<details><summary>P &amp; Q: the 1 claims in full</summary>\n")
+    assert blocks[1].lstrip().startswith("<details><summary>R: the 1 claims in full</summary>")
+    line = blocks[0].splitlines()[-1]
+    assert line == (f"| [`P Fig 1`](c.html) | p | {('ours ' * 30).strip()} · {summary} | n | ci |")
 
 
 @pytest.mark.parametrize(

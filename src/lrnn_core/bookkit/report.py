@@ -7,11 +7,12 @@ scale and seed); ``not yet covered`` if no chapter adds it. The spec's claim ids
 book as a data file (``book/claims_index.csv``: claim, paper, item), read by :func:`read_index`.
 
 The page shows the counts per paper and status (:func:`counts_markdown`), then one line per claim
-(:func:`report_markdown`): status first, the claim linked to the section of its chapter, the paper's
-value, ours and the negative control, each cut to a few words (:func:`shorten`; the chapter holds
-the rest). A trained row also states its test error beside its two baselines and how far below the
-better one it is, :math:`\min_b e_b / e`, against the margin fixed in its chapter
-(:func:`~lrnn_core.bookkit.tables.trained_summary`).
+(:func:`report_markdown`): status first, the claim linked to the section of its chapter, and a
+one-line verdict with the key number (:func:`verdict`): for a trained row how far below the better
+of its two baselines its test error is, :math:`\min_b e_b / e`, against the margin fixed in its
+chapter (:func:`~lrnn_core.bookkit.tables.trained_summary`); else the first measured value. The
+details of each paper's claims (the paper's value, ours in full, the negative control and its
+outcome) follow, folded, one table per paper (:func:`details_markdown`).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ MISSING = "missing"
 NOT_COVERED = "not yet covered"
 #: Every status a report row can have, in the order of the counts table's columns.
 REPORT_STATUSES = (*STATUSES, MISSING, NOT_COVERED)
-#: The most characters a shortened cell keeps (:func:`shorten`): the paper's value, ours (before
-#: the trained summary, which is never cut) and the negative control.
-CELL_CHARS = {"paper_value": 80, "ours": 110, "negative_control": 90}
+#: The most characters of a verdict taken from ours (:func:`verdict`).
+#: A trained factor is never cut.
+VERDICT_CHARS = 90
 _CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
 _FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.S | re.M)
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*$", re.M)
@@ -302,28 +303,53 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ") or "—"
 
 
-def report_markdown(rows: Iterable[ReportRow], link: Callable[[ReportRow], str]) -> str:
-    """The report as a GitHub-flavoured Markdown table with five columns: status, claim (linked
-    to ``link(row)``, the section of its chapter, e.g. :func:`chapter_link`), the paper's value,
-    ours and the negative control. Long cells are cut (:func:`shorten`, :data:`CELL_CHARS`); a
-    trained row's ours ends with its :func:`~lrnn_core.bookkit.tables.trained_summary`, never cut.
+def verdict(row: ReportRow) -> str:
+    """A row's verdict on one line: for a trained row its factor below the better baseline against
+    the margin it needs (from :func:`~lrnn_core.bookkit.tables.trained_summary`), else the first
+    item of ours, cut to :data:`VERDICT_CHARS` (:func:`shorten`); ``""`` for a row not recorded."""
+    if row.baselines:
+        return row.baselines.split(": ", 1)[-1]
+    return shorten(row.ours.split("; ")[0], VERDICT_CHARS)
 
-    Claim ids are shown as code, exactly as the spec and the chapters write them (no typographic
-    quotes).
+
+def report_markdown(rows: Iterable[ReportRow], link: Callable[[ReportRow], str]) -> str:
+    """The report as a GitHub-flavoured Markdown table, one line per claim: status, the claim
+    (linked to ``link(row)``, the section of its chapter, e.g. :func:`chapter_link`) and its
+    :func:`verdict`. Claim ids are shown as code, exactly as the spec and the chapters write them.
     """
-    lines = [
-        "| status | claim | paper's value | ours | negative control |",
-        "|---|---|---|---|---|",
-    ]
+    lines = ["| status | claim | verdict |", "|---|---|---|"]
     for r in rows:
-        claim = f"`{_cell(r.claim)}`"
-        if r.chapter:
-            claim = f"[{claim}]({link(r)})"
-        ours = shorten(r.ours, CELL_CHARS["ours"])
-        if r.baselines:
-            ours = f"{ours} · {r.baselines}" if ours else r.baselines
-        paper_value = shorten(r.paper_value, CELL_CHARS["paper_value"])
-        control = shorten(r.negative_control, CELL_CHARS["negative_control"])
-        cells = [r.status, claim, _cell(paper_value), _cell(ours), _cell(control)]
+        cells = [r.status, _claim(r, link), _cell(verdict(r))]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def details_markdown(rows: Iterable[ReportRow], link: Callable[[ReportRow], str]) -> str:
+    """Each paper's claims in full, folded (an HTML ``<details>`` block per paper around a
+    Markdown table): the claim, the paper's value, ours (with a trained row's error beside its
+    baselines), the negative control with its outcome, and the scale."""
+    by_paper: dict[str, list[ReportRow]] = {}
+    for r in rows:
+        by_paper.setdefault(r.paper, []).append(r)
+    blocks = []
+    for paper, group in by_paper.items():
+        lines = [
+            f"<details><summary>{_html(paper)}: the {len(group)} claims in full</summary>\n",
+            "| claim | paper's value | ours | negative control | scale |",
+            "|---|---|---|---|---|",
+        ]
+        for r in group:
+            ours = " · ".join(t for t in (r.ours, r.baselines) if t)
+            cells = [_claim(r, link), r.paper_value, ours, r.negative_control, r.scale]
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        blocks.append("\n".join(lines) + "\n\n</details>")
+    return "\n\n".join(blocks)
+
+
+def _claim(row: ReportRow, link: Callable[[ReportRow], str]) -> str:
+    claim = f"`{_cell(row.claim)}`"
+    return f"[{claim}]({link(row)})" if row.chapter else claim
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
