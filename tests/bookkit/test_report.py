@@ -55,11 +55,11 @@ mystnb:
 table.add(
     "P Fig 1",
     paper="x",
-    ours=f"{1 + 1}",
+    measured={"x": 1 + 1},
     holds=True,
 )
 other.add("not a claim")
-table.add("P Fig 2", paper="y", ours="z", holds=False)
+table.add("P Fig 2", paper="y", note="z", holds=False)
 ```
 """
 
@@ -92,13 +92,14 @@ def test_statuses_come_from_records_missing_and_not_covered(tmp_path, monkeypatc
     table.add(
         "P Fig 1",
         paper="grows",
-        ours="grows 3x",
+        note="grows 3x",
         holds=True,
         status="weaker",
         error=0.01,
         baselines={"ignores input": 0.5, "linear": 0.2},
         margin=10.0,
-        negative_control="a linear filter: rejected",
+        control="a linear filter",
+        control_rejected=True,
     )
     table.save(tmp_path)
     covered = {"P Fig 1": "part/chapter", "P Fig 2": "part/chapter"}
@@ -128,7 +129,7 @@ def test_read_records_of_a_missing_folder_is_empty(tmp_path):
 @pytest.mark.parametrize("where", ["covered", "records"])
 def test_unknown_claim_ids_are_refused(tmp_path, where):
     table = ClaimTable("part/chapter")
-    table.add("P Fig 9", paper="p", ours="o", holds=False)
+    table.add("P Fig 9", paper="p", note="o", holds=False)
     table.save(tmp_path)
     covered = {"P Fig 9": "part/chapter"} if where == "covered" else {}
     records = read_records(tmp_path) if where == "records" else {}
@@ -344,7 +345,7 @@ def test_every_claim_id_of_a_chapter_is_in_the_spec():
 
 def test_record_round_trip_keeps_the_status(tmp_path):
     table = ClaimTable("a/b")
-    table.add("P Fig 2", paper="p", ours="o", holds=False)
+    table.add("P Fig 2", paper="p", note="o", holds=False)
     record = json.loads(table.save(tmp_path).read_text())
     assert record["rows"][0]["status"] == "not reproduced"
 

@@ -13,7 +13,7 @@ from lrnn_core.bookkit.tables import (
     trained_summary,
 )
 
-NC = {"negative_control": "a power-law memory: rejected by the same check"}
+NC = {"control": "a power-law memory", "control_rejected": True}
 
 
 def test_markdown_has_one_line_per_row_and_escapes_pipes(monkeypatch):
@@ -22,11 +22,12 @@ def test_markdown_has_one_line_per_row_and_escapes_pipes(monkeypatch):
     table.add(
         "Orvieto Prop 1",
         paper="|x| < 1e-6",
-        ours="max error 1e-14",
+        note="max error 1e-14",
         holds=True,
-        negative_control="repeated nodes: rejected",
+        control="repeated nodes",
+        control_rejected=True,
     )
-    table.add("Orvieto Fig 2", paper="grows", ours="cond 1e3\nat N = 64", holds=False)
+    table.add("Orvieto Fig 2", paper="grows", note="cond 1e3\nat N = 64", holds=False)
     lines = table.markdown().splitlines()
     assert lines[0] == "| status | claim | paper (as printed) | ours | negative control | scale |"
     assert lines[1] == "|---|---|---|---|---|---|"
@@ -42,7 +43,7 @@ def test_markdown_has_one_line_per_row_and_escapes_pipes(monkeypatch):
 def test_save_round_trips_through_json(tmp_path, monkeypatch):
     monkeypatch.setenv("LRNN_SCALE", "book")
     table = ClaimTable("wang-li-li/memory-functions")
-    row = table.add("Wang Thm 3.3", paper="rho ~ e^{-ct}", ours="c = 0.51 ± 0.02", holds=True, **NC)
+    row = table.add("Wang Thm 3.3", paper="rho ~ e^{-ct}", note="c = 0.51 ± 0.02", holds=True, **NC)
     assert row == ClaimRow(
         "Wang Thm 3.3",
         "rho ~ e^{-ct}",
@@ -50,7 +51,8 @@ def test_save_round_trips_through_json(tmp_path, monkeypatch):
         "book",
         True,
         "reproduced",
-        negative_control=NC["negative_control"],
+        negative_control="a power-law memory: rejected",
+        control_rejected=True,
     )
     path = table.save(tmp_path / "claims")
     assert path == tmp_path / "claims" / "wang-li-li__memory-functions.json"
@@ -66,7 +68,7 @@ def test_save_round_trips_through_json(tmp_path, monkeypatch):
 def test_holds_must_be_a_bool(holds):
     table = ClaimTable("x/y")
     with pytest.raises(TypeError, match="holds must be a bool"):
-        table.add("c", paper="p", ours="o", holds=holds)
+        table.add("c", paper="p", note="o", holds=holds)
     assert table.rows == []
 
 
@@ -74,7 +76,7 @@ def test_numpy_bool_is_a_bool():
     import numpy as np
 
     table = ClaimTable("x/y")
-    assert table.add("c", paper="p", ours="o", holds=np.bool_(True), **NC).holds is True
+    assert table.add("c", paper="p", note="o", holds=np.bool_(True), **NC).holds is True
 
 
 def test_empty_table_raises():
@@ -87,11 +89,11 @@ def test_empty_table_raises():
     [
         ({"claim": ""}, ValueError, "claim must not be empty"),
         ({"paper": 3.0}, TypeError, "paper must be a str"),
-        ({"ours": 3}, TypeError, "ours must be a str"),
+        ({"note": 3}, TypeError, "note must be a str"),
     ],
 )
 def test_cells_must_be_text(kwargs, error, match):
-    args = {"claim": "c", "paper": "p", "ours": "o", "holds": True} | NC | kwargs
+    args = {"claim": "c", "paper": "p", "note": "o", "holds": True} | NC | kwargs
     with pytest.raises(error, match=match):
         ClaimTable("x/y").add(args.pop("claim"), **args)
 
@@ -112,7 +114,7 @@ def test_chapter_must_be_text():
     ],
 )
 def test_status_defaults_from_holds(holds, status, expected):
-    row = ClaimTable("x/y").add("c", paper="p", ours="o", holds=holds, status=status, **NC)
+    row = ClaimTable("x/y").add("c", paper="p", note="o", holds=holds, status=status, **NC)
     assert row.status == expected
 
 
@@ -129,7 +131,7 @@ def test_status_defaults_from_holds(holds, status, expected):
 def test_status_must_agree_with_holds(holds, status, error, match):
     table = ClaimTable("x/y")
     with pytest.raises(error, match=match):
-        table.add("c", paper="p", ours="o", holds=holds, status=status, **NC)
+        table.add("c", paper="p", note="o", holds=holds, status=status, **NC)
     assert table.rows == []
 
 
@@ -143,7 +145,7 @@ def test_records_dir_is_per_scale_and_seed_under_the_book(tmp_path, monkeypatch)
     assert records_dir() == tmp_path / "_build" / "claims" / "ci-seed1"
     assert records_dir().is_dir()
     table = ClaimTable("part/chapter")
-    table.add("c", paper="p", ours="o", holds=True, **NC)
+    table.add("c", paper="p", note="o", holds=True, **NC)
     assert table.save() == tmp_path / "_build" / "claims" / "ci-seed1" / "part__chapter.json"
     monkeypatch.setenv("LRNN_RECORDS_DIR", str(tmp_path / "elsewhere"))
     assert records_dir() == tmp_path / "elsewhere" and records_dir().is_dir()
@@ -154,7 +156,7 @@ TRAINED = {"error": 1e-3, "baselines": {"ignores input": 0.05, "linear": 0.03}, 
 
 def test_trained_row_records_error_baselines_and_margin(tmp_path):
     table = ClaimTable("x/y", autosave=False)
-    row = table.add("c", paper="p", ours="o", holds=True, **TRAINED, **NC)
+    row = table.add("c", paper="p", note="o", holds=True, **TRAINED, **NC)
     assert row.below_baselines == pytest.approx(30.0)
     assert trained_summary(row) == (
         "error 0.001; ignores input 0.05, linear 0.03: ×30 below the better baseline (needs ×21)"
@@ -170,14 +172,14 @@ def test_reproduced_needs_the_margin_below_both_baselines():
     """Error 1e-3 is 30x below the better baseline: 'reproduced' needs margin <= 30."""
     table = ClaimTable("x/y", autosave=False)
     with pytest.raises(ValueError, match="cannot be 'reproduced'"):
-        table.add("c", paper="p", ours="o", holds=True, **(TRAINED | {"margin": 31.0}), **NC)
+        table.add("c", paper="p", note="o", holds=True, **(TRAINED | {"margin": 31.0}), **NC)
     # below the linear baseline but not below the input-ignoring one
     bad = TRAINED | {"baselines": {"ignores input": 5e-4, "linear": 0.03}, "margin": 1.0}
     with pytest.raises(ValueError, match="cannot be 'reproduced'"):
-        table.add("c", paper="p", ours="o", holds=True, **bad, **NC)
+        table.add("c", paper="p", note="o", holds=True, **bad, **NC)
     # the same numbers are fine as 'weaker' or 'not reproduced'
-    assert table.add("c", paper="p", ours="o", holds=True, status="weaker", **bad, **NC)
-    assert table.add("c", paper="p", ours="o", holds=False, **bad)
+    assert table.add("c", paper="p", note="o", holds=True, status="weaker", **bad, **NC)
+    assert table.add("c", paper="p", note="o", holds=False, **bad)
     assert [r.status for r in table.rows] == ["weaker", "not reproduced"]
 
 
@@ -197,7 +199,7 @@ def test_reproduced_needs_the_margin_below_both_baselines():
 def test_trained_fields_are_checked(fields, error, match):
     table = ClaimTable("x/y", autosave=False)
     with pytest.raises(error, match=match):
-        table.add("c", paper="p", ours="o", holds=False, **fields)
+        table.add("c", paper="p", note="o", holds=False, **fields)
     assert table.rows == []
 
 
@@ -205,22 +207,24 @@ def test_trained_fields_are_checked(fields, error, match):
 def test_a_holding_row_names_its_negative_control(status):
     table = ClaimTable("x/y", autosave=False)
     with pytest.raises(ValueError, match="names no control"):
-        table.add("c", paper="p", ours="o", holds=True, status=status)
-    with pytest.raises(ValueError, match="negative_control must not be empty"):
-        table.add("c", paper="p", ours="o", holds=True, status=status, negative_control=" ")
+        table.add("c", paper="p", note="o", holds=True, status=status)
+    with pytest.raises(ValueError, match="control must not be empty"):
+        table.add(
+            "c", paper="p", note="o", holds=True, status=status, control=" ", control_rejected=True
+        )
     assert table.rows == []
 
 
 def test_add_saves_so_a_later_failing_assert_keeps_the_row(tmp_path, monkeypatch):
     monkeypatch.setenv("LRNN_RECORDS_DIR", str(tmp_path))
     table = ClaimTable("part/chapter")
-    table.add("c", paper="p", ours="o", holds=False)
+    table.add("c", paper="p", note="o", holds=False)
     path = tmp_path / "part__chapter.json"
     assert [r["claim"] for r in json.loads(path.read_text())["rows"]] == ["c"]
-    table.add("d", paper="p", ours="o", holds=True, **NC)
+    table.add("d", paper="p", note="o", holds=True, **NC)
     assert [r["claim"] for r in json.loads(path.read_text())["rows"]] == ["c", "d"]
     quiet = ClaimTable("part/quiet", autosave=False)
-    quiet.add("e", paper="p", ours="o", holds=False)
+    quiet.add("e", paper="p", note="o", holds=False)
     assert not (tmp_path / "part__quiet.json").exists()
 
 
@@ -292,7 +296,6 @@ def test_a_control_not_rejected_is_recorded_as_such():
     [
         ({"control": "c"}, "control_rejected must be a bool"),
         ({"control_rejected": True}, "needs the control"),
-        ({"control": "c", "control_rejected": True, "negative_control": "n"}, "not both"),
         ({"measured": {}}, "non-empty dict"),
     ],
 )

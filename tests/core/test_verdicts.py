@@ -1,14 +1,22 @@
 """The verdicts of a claim row on numbers: the factor below the better baseline, the margin rule
 at and around its boundary, and the status from what holds; bad input names itself."""
 
-import inspect
 import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from lrnn_core.bookkit.tables import ClaimTable
-from lrnn_core.core.verdicts import Row, beats, row_status, times_below
+from lrnn_core.core.verdicts import (
+    ALPHA,
+    beats,
+    compare,
+    falls,
+    row_status,
+    separated,
+    step_verdicts,
+    times_below,
+)
 
 BASE = {"ignores input": 0.1, "linear": 0.02}
 
@@ -64,9 +72,56 @@ def test_row_status_from_what_holds():
         row_status(True, "yes")
 
 
-def test_row_keys_are_the_keywords_of_claim_table_add():
-    params = inspect.signature(ClaimTable.add).parameters
-    names = {n for n, p in params.items() if n != "self"}
-    required = {n for n in names if params[n].default is inspect.Parameter.empty}
-    assert set(Row.__annotations__) <= names
-    assert required == {"claim", "paper", "holds"} <= Row.__required_keys__
+# --- The Welch orderings over independent draws --------------------
+
+
+def test_compare_is_welch_on_log10_with_the_t_quantile():
+    a = 10.0 ** np.array([1.0, 1.2, 0.8, 1.1, 0.9])  # log10: mean 1, var 0.025
+    se = np.sqrt(2 * 0.025 / 5)  # two samples with the same spread
+    t = stats.t.ppf(1 - ALPHA, 8)  # Welch df for equal sizes and variances: 2 (D - 1)
+    just_above = a * 10.0 ** (-(t * se) - 1e-6)
+    just_below = a * 10.0 ** (-(t * se) + 1e-6)
+    assert compare(a, just_above) == 1 and compare(just_above, a) == -1
+    assert compare(a, just_below) == 0 and compare(just_below, a) == 0
+
+
+def test_compare_ties_identical_and_capped_draws():
+    a = np.array([1e-3, 2e-3, 3e-3])
+    assert compare(a, a) == 0
+    saturated = np.array([1e35, 1e40, 1e45])
+    assert compare(saturated, saturated * 10, cap=1e30) == 0  # both at the cap: tie
+    assert compare(saturated, np.array([1e5, 2e5, 3e5]), cap=1e30) == 1
+    # zero spread: only a difference beyond atol decades counts
+    assert compare([1.0, 1.0], [1.0 - 1e-12, 1.0 - 1e-12]) == 0
+    assert compare([1.0, 1.0], [0.5, 0.5]) == 1
+
+
+def test_falls_needs_a_significant_end_drop_and_no_significant_rise():
+    rng = np.random.default_rng(0)
+    noise = 10.0 ** rng.normal(0, 0.01, size=(4, 6))
+    steps = 10.0 ** -np.arange(4)[:, None] * noise  # one decade down per cell
+    assert falls(steps) and np.all(step_verdicts(steps) == 1)
+    assert not falls(noise)  # flat: no drop end to end
+    bump = steps.copy()
+    bump[2] = steps[0]  # a significant rise from cell 1 to 2
+    assert list(step_verdicts(bump)) == [1, -1, 1] and not falls(bump)
+
+
+def test_separated_needs_every_draw_below_every_other():
+    worse = np.array([0.09, 0.1, 0.11])
+    assert separated(worse, np.array([1e-20, 1e-13, 1e-15]))  # decades apart: separated
+    assert not separated(worse, np.array([1e-3, 0.095]))  # one draw inside: not
+    assert not separated(worse, worse)  # the same draws (the negation): not
+    with pytest.raises(ValueError, match="finite"):
+        separated(worse, np.array([np.nan]))
+    with pytest.raises(ValueError, match="at least one draw"):
+        separated(worse, np.array([]))
+
+
+def test_falls_to_rounding_level_is_a_fall():
+    """A last cell at rounding level spread over decades: the t-test on logs may not resolve
+    it, every draw below every first draw does; equal cells (the negation) do not fall."""
+    to_rounding = np.array([[0.09, 0.1, 0.11, 0.1, 0.095], [1e-25, 1e-13, 1e-20, 1e-14, 1e-30]])
+    assert falls(to_rounding)
+    assert not falls(np.array([[0.1, 0.11, 0.09], [0.1, 0.11, 0.09]]))
+    assert not falls(to_rounding[::-1])

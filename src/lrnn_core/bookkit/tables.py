@@ -198,11 +198,9 @@ class ClaimTable:
         holds: bool,
         measured: Mapping[str, object] | None = None,
         note: str | None = None,
-        ours: str | None = None,
         status: str | None = None,
         control: str | None = None,
         control_rejected: bool | None = None,
-        negative_control: str | None = None,
         error: float | None = None,
         baselines: Mapping[str, float] | None = None,
         margin: float | None = None,
@@ -212,10 +210,9 @@ class ClaimTable:
         (unless ``show=False``); ``holds`` must be the bool the chapter asserted for this claim.
 
         What we found is ``measured`` (name -> value, printed by :func:`fmt`), after an optional
-        short ``note`` in words (e.g. which weaker form holds); ``ours`` is the same as one text
-        (older chapters). The negative control is ``control`` (what was run through the same
-        check) with ``control_rejected``, the bool the chapter asserted about it; the row's
-        control text is generated from the two. ``negative_control`` is such a text written out.
+        short ``note`` in words (e.g. which weaker form holds). The negative control is
+        ``control`` (what was run through the same check) with ``control_rejected``, the bool the
+        chapter asserted about it; the row's control text is generated from the two.
 
         ``status`` defaults to ``"reproduced"`` if ``holds`` else ``"not reproduced"``; pass
         ``status="weaker"`` for a claim that holds only in a weaker form (say which in ``note``).
@@ -242,23 +239,16 @@ class ClaimTable:
                 )
             measured = {check_text("measured name", k): _plain(v) for k, v in measured.items()}
             parts.append(measured_text(measured))
-        if ours is not None:
-            parts.append(check_text("ours", ours))
         if not parts:
-            raise ValueError(f"{claim!r} states nothing of ours: pass measured (or note/ours)")
+            raise ValueError(f"{claim!r} states nothing of ours: pass measured (or a note)")
+        negative_control = None
         if control is not None:
-            if negative_control is not None:
-                raise ValueError(
-                    "pass control with control_rejected, or negative_control, not both"
-                )
             control_rejected = check_flag("control_rejected", control_rejected)
             verdict = "rejected" if control_rejected else "NOT rejected"
             negative_control = f"{check_text('control', control)}: {verdict}"
         elif control_rejected is not None:
             raise ValueError("control_rejected needs the control it is about (control=...)")
-        if negative_control is not None:
-            negative_control = check_text("negative_control", negative_control)
-        elif status != "not reproduced":
+        if negative_control is None and status != "not reproduced":
             raise ValueError(
                 f"{claim!r} is {status!r} but names no control (an object without the "
                 "property that the same check rejects, or why none is meaningful)"

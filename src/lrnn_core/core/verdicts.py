@@ -7,7 +7,6 @@ baselines, whether it beats them by the margin its chapter fixed, and the row's 
 * :func:`beats`: the margin rule of every trained row, ``e * margin <= min_b e_b``.
 * :func:`row_status`: ``"reproduced"`` when the checked claim holds and is the paper's full claim,
   ``"weaker"`` when it holds only in a weaker form, ``"not reproduced"`` when it fails.
-* :class:`Row`: the keyword arguments of a paper-versus-ours row, as every chapter adds it.
 
 Orderings over independent draws (a claim that an error or a condition number *falls* along a
 grid) are tested on ``D`` independent draws per cell, on ``log10`` of the per-draw values, by
@@ -29,7 +28,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TypedDict
 
 import numpy as np
 from jaxtyping import ArrayLike, Float, Int
@@ -39,7 +37,6 @@ from lrnn_core.core.validate import as_float64, check_finite, check_flag, real_n
 
 __all__ = [
     "ALPHA",
-    "Row",
     "beats",
     "compare",
     "falls",
@@ -48,26 +45,6 @@ __all__ = [
     "step_verdicts",
     "times_below",
 ]
-
-
-class _RowRequired(TypedDict):
-    """The keys every row states: its claim id, the paper's value, ours, whether it holds (a base
-    class, as Python 3.11 does not see ``Required`` under postponed annotations)."""
-
-    claim: str
-    paper: str
-    ours: str
-    holds: bool
-
-
-class Row(_RowRequired, total=False):
-    """The keyword arguments of a paper-versus-ours row (``ClaimTable.add(**row)``)."""
-
-    status: str | None
-    error: float | None
-    baselines: Mapping[str, float] | None
-    margin: float | None
-    negative_control: str | None
 
 
 def _best(baselines: Mapping[str, float]) -> float:
