@@ -32,7 +32,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
 # The first code cell: its options (``:tags: ...``), a blank line, the code.
-INSTALL_OPTIONS = ":tags: [remove-output]\n\n"
+INSTALL_OPTIONS = ":tags: [remove-output, hide-input]\n\n"
 # Pages with code that are not chapters: the report reads the records of this checkout's build.
 NOT_CHAPTERS = {ROOT / "book" / "report.md"}
 

@@ -397,3 +397,44 @@ def test_the_library_names_sizes_by_the_notation_table(module):
 def test_chapters_name_sizes_by_the_notation_table(chapter):
     bad = chapter_problems(chapter, retired_names, lambda n: f"{n} (say {RETIRED_NAMES[n]})")
     assert not bad, "\n".join(bad)
+
+
+# --- A thin library under chapters that decide each claim on their page (issue 36) ---------------
+
+JOB_NAMES = re.compile(r"_(report|verdicts|claims|checks)$")
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_modules_are_named_for_ideas_not_jobs(module):
+    """A ``_report``, ``_verdicts``, ``_claims`` or ``_checks`` module is a claim's rule that left
+    its page: the rule belongs in the chapter, beside its figure."""
+    assert not JOB_NAMES.search(module), f"{module} is named for a job; name it for its idea"
+
+
+LIBRARY_ROW = re.compile(r"table\.add\(\s*\*\*|\.row\(\)")
+
+
+@pytest.mark.parametrize("chapter", _toc_chapters(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_chapters_state_each_claim_once_on_the_page(chapter):
+    """Every ``table.add`` names its measured values on the page; none adds a row that the
+    library built (``table.add(**row)``, ``.row()``)."""
+    found = [(line, code) for line, code in code_cells(chapter.read_text())
+             if LIBRARY_ROW.search(code)]  # fmt: skip
+    assert not found, f"{chapter.name}: rows built in the library at cells {found}"
+
+
+@pytest.mark.parametrize(
+    "chapter",
+    [c for c in _toc_chapters() if c.name != "report.md"],  # the report hides all its code
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_the_install_and_import_cells_are_folded_on_the_website(chapter):
+    """The first two code cells (the install cell, the imports) carry ``hide-input``: folded on
+    the website, unchanged in Colab (which ignores the tag)."""
+    text = chapter.read_text()
+    heads = [
+        m.group(1) for m in re.finditer(r"^```\{code-cell\}[^\n]*\n(:tags:[^\n]*)?", text, re.M)
+    ]
+    if not heads:
+        return
+    assert all(h and "hide-input" in h for h in heads[:2]), (chapter.name, heads[:2])

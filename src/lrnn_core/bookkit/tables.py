@@ -97,10 +97,8 @@ class ClaimRow:
     def line(self) -> str:
         """The row as one printed line: claim, status, ours (with the trained summary) and the
         control's outcome, all from the record."""
-        summary = trained_summary(self)
-        ours = f"{self.ours} [{summary}]" if summary else self.ours
-        control = f"; control: {self.negative_control}" if self.negative_control else ""
-        return f"{self.claim}: {self.status}. {ours}{control}"
+        control = "; control: " + self.negative_control if self.negative_control else ""
+        return f"{self.claim}: {self.status}. {_ours(self)}{control}"
 
     @property
     def below_baselines(self) -> float | None:
@@ -345,5 +343,6 @@ def trained_summary(row: ClaimRow) -> str:
 
 
 def _ours(row: ClaimRow) -> str:
+    """Ours, with a trained row's :func:`trained_summary` in brackets."""
     summary = trained_summary(row)
     return f"{row.ours} [{summary}]" if summary else row.ours
