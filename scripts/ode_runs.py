@@ -1,5 +1,5 @@
 """The stored runs of the ODE-flow rows of Orvieto et al. (ICML 2024; Figs. 5, 14-16): every
-experiment of :data:`lrnn_core.orvieto.ode_plans.EXPERIMENTS` at the sizes of a plan, with the
+experiment of :data:`lrnn_core.orvieto.ode_flows.EXPERIMENTS` at the sizes of a plan, with the
 two baselines on the same test sets, stored with its provenance.
 
     nice .venv/bin/python scripts/ode_runs.py   # CPU_PLAN -> results/orvieto_ode_cpu.json
@@ -7,8 +7,8 @@ two baselines on the same test sets, stored with its provenance.
         --experiments "LZ MLP" "LZ linear" --out part.json   # on a GPU, see below
     python scripts/ode_runs.py --merge part1.json part2.json --out results/orvieto_ode_gpu.json
 
-``--plan cpu`` (:data:`~lrnn_core.orvieto.ode_plans.CPU_PLAN`: what learns on a 2-core CPU, too long
-for the website build) or ``paper`` (:data:`~lrnn_core.orvieto.ode_plans.PAPER_PLAN`: the paper's
+``--plan cpu`` (:data:`~lrnn_core.orvieto.ode_flows.CPU_PLAN`: what learns on a 2-core CPU, too long
+for the website build) or ``paper`` (:data:`~lrnn_core.orvieto.ode_flows.PAPER_PLAN`: the paper's
 sizes); ``--seeds`` and ``--lrs`` replace the plan's (``--lrs`` for every system).
 ``--budget-s`` fits the epochs into a wall-clock budget counted from the start of the process: after
 the data, every listed experiment is timed (:func:`step_cost`: the cost of a step and of compiling),
@@ -42,16 +42,22 @@ from typing import Any
 import jax
 import numpy as np
 
-from lrnn_core.orvieto.ode_data import (
+from lrnn_core.orvieto.ode_flows import (
     AMPLITUDE,
+    CPU_PLAN,
+    EXPERIMENTS,
     OUTPUT_SCALE,
+    PAPER_PLAN,
+    PHASE,
     Dataset,
+    ModelConfig,
+    Plan,
+    Sweep,
     baselines,
     make_dataset,
+    run_plan,
+    sweep,
 )
-from lrnn_core.orvieto.ode_model import PHASE, ModelConfig
-from lrnn_core.orvieto.ode_plans import CPU_PLAN, EXPERIMENTS, PAPER_PLAN, Plan, run_plan
-from lrnn_core.orvieto.ode_sweep import Sweep, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = {"PT": "Orvieto Fig 5", "LV": "Orvieto Fig 15", "LZ": "Orvieto Fig 16"}

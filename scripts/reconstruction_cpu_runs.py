@@ -1,7 +1,7 @@
 """Stored CPU run of Orvieto et al. Fig. 4 (learned reconstruction from the last LRU state).
 
 Trains every (data set, N, decoder) cell listed below with
-:func:`lrnn_core.orvieto.reconstruction_experiments.fig4_cell` and writes
+:func:`lrnn_core.orvieto.reconstruction.fig4_cell` and writes
 ``results/orvieto_fig4_cpu.json`` after every cell (provenance: commit, command, device, machine,
 JAX version, seeds, wall time, every hyperparameter). The chapter
 ``book/orvieto-universality/learned-reconstruction.md`` loads it and checks it against a short
@@ -26,9 +26,9 @@ process per cell and decoder, ``--steps 93750 --cells MNIST:64 --heads linear`` 
 ``scripts/reconstruction_gpu_parts.sh`` runs cells side by side, one process each.
 
 Cells run in separate processes (or sessions) write one file each (``--out``); ``--merge`` joins
-them into ``--out`` with :func:`~lrnn_core.orvieto.reconstruction_experiments.merge_results` (each
-row keeps its commit; the parts must share every hyperparameter). ``--lr`` and ``--heads`` change
-the plan for a sensitivity probe (a file the chapter refuses, since its rate differs).
+them into ``--out`` with :func:`merge_results` (each row keeps its commit; the parts must share
+every hyperparameter). ``--lr`` and ``--heads`` change the plan for a sensitivity probe (a file
+the chapter refuses, since its rate differs).
 """
 
 from __future__ import annotations
@@ -41,18 +41,15 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import jax
 
 from lrnn_core.data.mnist import mnist_sequences
 from lrnn_core.data.pathfinder import pathfinder_images
-from lrnn_core.orvieto.reconstruction_experiments import (
-    HEADS,
-    fig4_cell,
-    merge_results,
-    save_results,
-)
+from lrnn_core.orvieto.reconstruction import HEADS, fig4_cell, save_results
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "orvieto_fig4_cpu.json"
@@ -101,6 +98,43 @@ def pathfinder_split(k: int, m: int) -> tuple:
     """The PathFinder substitute's first ``k`` images for training, the next ``m`` held out."""
     pf, _, _ = pathfinder_images(k + m, seed=0)
     return pf[:k], pf[k:]
+
+
+def merge_results(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Join results files of one plan run in parts (cells in separate processes or sessions).
+
+    The parts must share the seeds and every hyperparameter but ``epochs`` where that is a dict
+    per data set (the GPU plan's; joined), and no cell may repeat; each row keeps its ``commit``.
+    The joined provenance is the first part's with ``parts`` (every part's provenance),
+    ``commit`` (the last part's), ``command`` (the parts' commands joined by `` && ``),
+    ``wall_s`` (the sum of the parts': process seconds, not the elapsed time of parts run side by
+    side) and ``cells_done`` (the rows) replaced. ValueError if the parts disagree.
+    """
+    if not parts:
+        raise ValueError("need at least one part")
+    provs = [dict(p["provenance"]) for p in parts]
+    per_set = all(isinstance(p["hyperparameters"]["epochs"], dict) for p in provs)
+    drop = {"epochs"} if per_set else set()
+    hypers = [{k: v for k, v in p["hyperparameters"].items() if k not in drop} for p in provs]
+    for i, (prov, hyper) in enumerate(zip(provs, hypers, strict=True)):
+        if hyper != hypers[0] or prov["seeds"] != provs[0]["seeds"]:
+            raise ValueError(f"part {i} has other hyperparameters or seeds than part 0")
+    rows = [row for p in parts for row in p["rows"]]
+    cells = [(r["data"], r["N"], r["head"]) for r in rows]
+    if len(set(cells)) != len(cells):
+        raise ValueError(f"the parts repeat cells: {sorted(cells)}")
+    epochs = provs[0]["hyperparameters"]["epochs"]
+    if per_set:
+        epochs = {k: v for prov in provs for k, v in prov["hyperparameters"]["epochs"].items()}
+    provenance = provs[0] | {
+        "parts": provs,
+        "commit": provs[-1]["commit"],
+        "command": " && ".join(prov["command"] for prov in provs),
+        "wall_s": sum(prov["wall_s"] for prov in provs),
+        "cells_done": len(rows),
+        "hyperparameters": provs[0]["hyperparameters"] | {"epochs": epochs},
+    }
+    return {"provenance": provenance, "rows": rows}
 
 
 def main() -> None:

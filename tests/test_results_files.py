@@ -12,7 +12,7 @@ from pathlib import Path
 import jax
 import pytest
 
-from lrnn_core.orvieto.ode_results import load_paper_results
+from lrnn_core.orvieto.ode_flows import load_paper_results
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = sorted((ROOT / "results").glob("*.json"))
@@ -69,9 +69,7 @@ def test_stored_cpu_run_is_the_library_plan_and_complete():
     """The chapter reads results/orvieto_ode_cpu.json as the run of CPU_PLAN: its sizes,
     amplitudes and phases are the library's, every experiment and mode is there, and every
     system has both baselines."""
-    from lrnn_core.orvieto.ode_data import AMPLITUDE
-    from lrnn_core.orvieto.ode_model import PHASE
-    from lrnn_core.orvieto.ode_plans import CPU_PLAN, EXPERIMENTS
+    from lrnn_core.orvieto.ode_flows import AMPLITUDE, CPU_PLAN, EXPERIMENTS, PHASE
 
     data = load_paper_results(CPU_RUN)
     prov = data["provenance"]
@@ -98,9 +96,7 @@ def test_stored_gpu_run_is_the_paper_plan_within_its_budget():
     """results/orvieto_ode_gpu.json is PAPER_PLAN's sizes with the stated seeds and rate, fewer
     epochs (fitted to the wall budget, at most the plan's), every experiment and mode, and both
     baselines of every system."""
-    from lrnn_core.orvieto.ode_data import AMPLITUDE
-    from lrnn_core.orvieto.ode_model import PHASE
-    from lrnn_core.orvieto.ode_plans import EXPERIMENTS, PAPER_PLAN
+    from lrnn_core.orvieto.ode_flows import AMPLITUDE, EXPERIMENTS, PAPER_PLAN, PHASE
 
     spec = importlib.util.spec_from_file_location("ode_runs", ROOT / "scripts" / "ode_runs.py")
     ode_runs = importlib.util.module_from_spec(spec)

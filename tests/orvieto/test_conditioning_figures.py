@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lrnn_core.core.vandermonde import EPS, vandermonde64  # noqa: E402
-from lrnn_core.orvieto.conditioning import ErrorGrid, vandermonde_norms  # noqa: E402
+from lrnn_core.orvieto.conditioning import ErrorGrid, GramDraws, vandermonde_norms  # noqa: E402
 from lrnn_core.orvieto.conditioning_figures import (  # noqa: E402
     abs_vandermonde_figure,
     abs_vandermonde_frame,
@@ -20,7 +20,6 @@ from lrnn_core.orvieto.conditioning_figures import (  # noqa: E402
     token_error_figure,
     vandermonde_error_figure,
 )
-from lrnn_core.orvieto.conditioning_runs import GramMedians  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -110,7 +109,8 @@ def test_gram_figure_draws_range_svd_and_formed_curves():
     svd = np.array([[np.inf, np.inf], [1e50, 1e3]])
     rng = np.array([[1e5, 1e2], [np.nan, np.nan]])
     formed = np.array([[1e17, 1e16], [1e16, 1e3]])
-    fig = gram_figure(GramMedians(svd, rng, formed), (4, 16), (0.0, 1.0), 8, 1e30, "t")
+    medians = GramDraws((4, 16), (0.0, 1.0), svd, formed, rng)
+    fig = gram_figure(medians, (4, 16), (0.0, 1.0), 8, 1e30, "t")
     ax1, ax2 = fig.axes
     np.testing.assert_array_equal(ax1.lines[0].get_ydata(), rng[0])  # N < L: on the range
     np.testing.assert_array_equal(ax1.lines[1].get_ydata(), [1e45, 1e3])  # capped at top

@@ -1,4 +1,5 @@
-"""Memorisation by a linear RNN: Orvieto et al. (ICML 2024) §3.1 (eq. 3-5, Prop. 1), App. C."""
+"""Memorisation by a linear RNN: Orvieto et al. (ICML 2024) §3.1 (eq. 3-5, Prop. 1), §3.1.1,
+App. C, Fig. 1."""
 
 import jax
 import jax.numpy as jnp
@@ -6,20 +7,27 @@ import numpy as np
 import pytest
 
 from lrnn_core.core.eigenvalues import ring_init, roots_of_unity
+from lrnn_core.orvieto.conditioning import law_eigenvalues
 from lrnn_core.orvieto.memorisation import (
+    DigitReader,
     PrefixInverse,
     block_system,
+    check_step,
+    counter_states,
+    counts_steps,
     draw_mse,
-    monotone_share,
+    float32_counter,
+    float64_states,
     prefix_check,
-    prefix_errors,
-    prefix_loss_holds,
     prefix_rank_errors,
     reconstruct_blocks,
     reconstruct_from_last_state,
-    recovers_at_last_state,
+    relative_errors,
+    repeated_frames,
     repeated_node_mse,
     rnn_states,
+    three_channels,
+    unrolled_gaps,
     with_time,
 )
 
@@ -204,18 +212,18 @@ def test_rnn_states_checks_shapes():
         rnn_states(np.ones(3), np.ones((3, 2)), np.ones((5, 1)))
 
 
-def test_prefix_errors_against_a_loop_of_numpy_pinv():
+def test_prefix_check_errors_against_a_loop_of_numpy_pinv():
     L = 12
     lam = ring(11, 2 * L, 0.9)
     u = np.random.default_rng(12).normal(size=L)
-    err, inverse = prefix_errors(lam, u)
+    err = prefix_check(lam, u, [L]).err
     x = scalar_states(lam, u)
     for k in (1, 5, L):
         u_hat = np.linalg.pinv(np.vander(lam, k)) @ x[k - 1]
         expected = np.linalg.norm(u_hat - u[:k]) / np.linalg.norm(u[:k])
         assert err[k - 1] == pytest.approx(expected, abs=1e-13)
-    assert err.max() < 1e-10 and inverse.L == L
-    err_zero, _ = prefix_errors(lam, np.r_[0.0, u[1:]])
+    assert err.max() < 1e-10
+    err_zero = prefix_check(lam, np.r_[0.0, u[1:]], [L]).err
     assert np.isnan(err_zero[0]) and np.all(np.isfinite(err_zero[1:]))
 
 
@@ -262,14 +270,6 @@ def test_prefix_check_on_the_roots_of_unity():
     assert check.cond == pytest.approx(1.0)  # V_8 / sqrt(8) is unitary
 
 
-def test_recovers_at_last_state_and_its_failure_with_a_repeated_node():
-    lam = np.array(roots_of_unity(6))
-    u = np.array([1.0, -2.0, 0.5, 3.0, 0.0, 1.0])
-    assert recovers_at_last_state(lam, u)
-    lam[1] = lam[0]  # rank 5 < L = 6
-    assert not recovers_at_last_state(lam, u)
-
-
 def test_prefix_rank_errors_lose_the_prefix_beyond_n():
     lam = np.asarray(roots_of_unity(3))
     u = np.array([1.0, 2.0, -1.0, 0.5, 1.5, -2.0])
@@ -292,16 +292,93 @@ def test_draw_mse_is_the_per_sequence_error_of_each_draw():
     assert mse[1, 1] == pytest.approx(mse[0, 0]) and mse[0, 1] == pytest.approx([0, 0], abs=1e-28)
 
 
-def test_monotone_share_counts_pairs_falling_at_every_step():
-    mse = np.array([[[3.0, 3.0], [2.0, 4.0], [1.0, 1.0]], [[3.0, 3.0], [2.0, 2.0], [2.0, 1.0]]])
-    # pairs (draw, sequence): (0, 0) falls twice; (0, 1) rises; (1, 0) flat; (1, 1) falls twice
-    assert monotone_share(mse) == 0.5
+def test_float64_states_match_a_python_loop():
+    lam = np.array([0.5 + 0.1j, -0.3j])
+    B, u = np.array([[1.0], [2.0]]), np.array([[1.0], [0.25], [-1.0]])
+    x, expected = np.zeros(2, complex), []
+    for u_k in u:
+        x = lam * x + B @ u_k
+        expected.append(x)
+    out = float64_states(lam, B, u)
+    assert out.dtype == np.complex128
+    np.testing.assert_allclose(out, expected, rtol=1e-15, atol=1e-15)
 
 
-def test_prefix_loss_holds_and_each_way_it_fails():
-    ks, N = np.array([1, 2, 4, 6]), 3
-    rank, err = [1, 2, 3, 3], [1e-12, 1e-11, 0.4, 0.7]
-    assert prefix_loss_holds(ks, rank, err, N)
-    assert not prefix_loss_holds(ks, [1, 2, 4, 3], err, N)  # rank above N
-    assert not prefix_loss_holds(ks, rank, [1e-12, 1e-7, 0.4, 0.7], N)  # lost too early
-    assert not prefix_loss_holds(ks, rank, [1e-12, 1e-11, 0.4, 0.05], N)  # kept beyond N
+def test_unrolled_gaps_are_rounding_and_see_a_wrong_state():
+    lam = np.array([0.9, 0.5j, -0.7 + 0.1j, 0.3 - 0.6j])
+    u = np.random.default_rng(0).normal(size=5)
+    gaps = unrolled_gaps(lam, u)
+    assert gaps.shape == (5,) and gaps.max() < 1e-13
+    # x_1 = u_1 * ones: the first gap is exactly zero
+    assert gaps[0] == 0.0
+
+
+def test_counter_states_count_and_see_leading_zeros():
+    lam = np.array([0.9, 0.5j, -0.7 + 0.1j, 0.3 - 0.6j])
+    v = np.random.default_rng(1).normal(size=7)  # L = k + 2: one shape fewer to compile
+    c = counter_states(lam, v, 5)
+    assert c["lam"][0] == 1 and c["B"].shape == (5, 2)
+    assert counts_steps(c["x"])
+    np.testing.assert_array_equal(c["plain"], c["shifted"])  # no counter: no trace of zeros
+    assert c["plain_t"][0] == 5 and c["shifted_t"][0] == 7
+    np.testing.assert_array_equal(c["plain_t"][1:], c["shifted_t"][1:])
+
+
+def test_counts_steps_rejects_a_decaying_or_complex_count():
+    steps = np.arange(1, 5, dtype=complex)[:, None]
+    assert counts_steps(steps)
+    assert not counts_steps(0.999 * steps)
+    assert not counts_steps(steps + 1e-3j)
+
+
+def test_float32_counter_stalls_after_2_to_the_24():
+    small = float32_counter(10)
+    assert small.dtype == np.float32
+    np.testing.assert_array_equal(small, np.arange(1, 11))
+
+
+def test_three_channels_are_a_sine_a_walk_and_noise():
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    out = three_channels(60, rng_a)
+    assert out.shape == (60, 3)
+    np.testing.assert_allclose(out[:, 0], np.sin(2 * np.pi * np.arange(60) / 50))
+    steps = rng_b.normal(size=60)
+    np.testing.assert_allclose(out[:, 1], np.cumsum(steps) / 5)
+    np.testing.assert_allclose(out[:, 2], rng_b.normal(size=60))
+
+
+def test_relative_errors_per_row_or_per_column():
+    target = np.array([[3.0, 4.0], [1.0, 0.0]])
+    out = relative_errors(target + np.array([[0.0, 0.5], [0.0, 0.0]]), target)
+    np.testing.assert_allclose(out, [0.1, 0.0])
+    out = relative_errors(target.T + np.array([[0.0, 0.0], [0.5, 0.0]]), target.T, axis=0)
+    np.testing.assert_allclose(out, [0.1, 0.0])
+
+
+def test_check_step_defaults_to_L_and_refuses_steps_beyond():
+    assert check_step(None, 5) == 5 and check_step(3, 5) == 3
+    with pytest.raises(ValueError, match="k must be <= L = 5"):
+        check_step(6, 5)
+
+
+def test_digit_reader_caches_and_counts_distinct_nodes():
+    digit = np.random.default_rng(2).uniform(size=16)
+    reader = DigitReader(digit, seed=0)
+    rec, distinct = reader("roots of unity", 16, 0.0, 1.0)
+    assert distinct == 16
+    np.testing.assert_allclose(rec, digit, atol=1e-10)
+    assert reader("roots of unity", 16, 0.5, 0.7)[0] is rec  # radii ignored, cached
+    lam = law_eigenvalues("real", 8, r_min=0.5, r_max=0.5, seed=0)
+    rec_real, distinct_real = reader("real", 8, 0.5, 0.5)
+    assert distinct_real == 1
+    np.testing.assert_allclose(rec_real, reconstruct_from_last_state(lam, digit))
+
+
+@pytest.mark.parametrize("r_maxs, expected", [((1.0,), ""), ((0.5,), "8=1")])
+def test_repeated_frames_lists_the_frames_outside_prop_1(r_maxs, expected):
+    reader = DigitReader(np.linspace(0, 1, 16), seed=0)
+    text = repeated_frames(reader, {"N": [8], "r_min": [0.5], "r_max": list(r_maxs)})
+    if not expected:
+        assert text == ""
+    else:
+        assert text == ". Outside Prop. 1 (distinct λ_i): real, N=8, [0.5, 0.5]: 1 distinct λ"

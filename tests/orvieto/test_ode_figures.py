@@ -9,10 +9,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lrnn_core.orvieto import ode_figures as figs  # noqa: E402
-from lrnn_core.orvieto.ode_data import Dataset  # noqa: E402
-from lrnn_core.orvieto.ode_results import StoredRun  # noqa: E402
-from lrnn_core.orvieto.ode_sensitivity import Sensitivity  # noqa: E402
-from lrnn_core.orvieto.width_experiments import WIDTH_CI, WidthRun  # noqa: E402
+from lrnn_core.orvieto.ode_flows import Dataset, StoredRun  # noqa: E402
+from lrnn_core.orvieto.width import WIDTH_CI, WidthRun  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +41,7 @@ ROWS = {
     for m in (False, True)
 }
 BASE = {"ignores input": 0.5, "linear": 0.05}
-RUN = StoredRun({}, ROWS, {"LV": BASE, "LZ": BASE}, {"PT": False, "LV": True, "LZ": False})
+RUN = StoredRun({}, ROWS, {"LV": BASE, "LZ": BASE}, {"PT": False, "LV": True, "LZ": True})
 
 
 def test_pt_live_figure_draws_truth_model_and_eigenvalues():
@@ -59,7 +57,8 @@ def test_pt_live_figure_draws_truth_model_and_eigenvalues():
 
 def test_sensitivity_figure_draws_outputs_and_log_boxes():
     y = np.ones((2, 5))
-    sens = Sensitivity(y, 2 * y, 3 * np.ones(5), np.array([0.1, 0.2]), np.array([0.01]))
+    sens = {"y": y, "y2": 2 * y, "y_free": 3 * np.ones(5)}
+    sens |= {"change": np.array([0.1, 0.2]), "lv_change": np.array([0.01])}
     ax, axc = figs.sensitivity_figure(sens, 1e-3).axes
     np.testing.assert_allclose(ax.lines[1].get_ydata(), 0.2 * np.ones(5))
     np.testing.assert_allclose(ax.lines[2].get_ydata(), 0.3 * np.ones(5))
@@ -67,21 +66,18 @@ def test_sensitivity_figure_draws_outputs_and_log_boxes():
 
 
 def test_mse_figure_draws_seeds_paper_values_and_baselines():
-    ax_lv, ax_lz = figs.mse_figure(RUN, "missing").axes
+    ax_lv, ax_lz = figs.mse_figure(RUN).axes
     np.testing.assert_allclose(ax_lv.lines[0].get_ydata(), [0.1, 0.2])
     np.testing.assert_allclose(ax_lv.lines[1].get_ydata(), [0.04314] * 2)
     assert ax_lv.get_yscale() == "log" and ax_lv.get_title() == "Lotka-Volterra (stored CPU run)"
-    assert ax_lz.texts[0].get_text() == "missing" and not ax_lz.lines
+    np.testing.assert_allclose(ax_lz.lines[7].get_ydata(), [0.001487] * 2)
 
 
 def test_seeds_figure_draws_one_curve_per_seed():
-    run = RUN._replace(have={"PT": False, "LV": False, "LZ": True}, baselines={"LZ": BASE})
-    (ax,) = figs.seeds_figure(run, (1, 2), "missing").axes
+    (ax,) = figs.seeds_figure(RUN, (1, 2)).axes
     np.testing.assert_allclose(ax.lines[1].get_ydata(), [4.0, 1.0])
     np.testing.assert_allclose(ax.lines[1].get_xdata(), [1, 2])
     assert ax.get_yscale() == "log" and ax.get_title() == "Lorenz (stored run)"
-    (empty,) = figs.seeds_figure(RUN, (1, 2), "missing").axes
-    assert empty.texts[0].get_text() == "missing"
 
 
 def test_prediction_figure_names_scale_and_error():

@@ -9,13 +9,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from lrnn_core.orvieto.reconstruction import ReconstructionRun  # noqa: E402
+from lrnn_core.orvieto.reconstruction import ReconstructionRun, index_rows  # noqa: E402
 from lrnn_core.orvieto.reconstruction_figures import (  # noqa: E402
+    TABLE_HEAD,
     decoder_frame,
     eigenvalue_figure,
     examples_figure,
     fig4_figure,
     pathfinder_figure,
+    stored_table,
 )
 
 
@@ -90,3 +92,22 @@ def test_decoder_frame_titles_carry_the_mse():
         "VdM [0.999, 1]\nMSE 0.00e+00",
     ]
     assert fig._suptitle.get_text() == "N = 2 (scale: ci, seed 0)"
+
+
+def test_stored_table_rows_carry_the_numbers():
+    def row(head, N, median, train):
+        return {"data": "MNIST", "head": head, "N": N, "best": median / 2, "median": median,
+                "train_mse": train, "wall_s": 12.4,
+                "baselines": {"ignores input": 0.06, "linear": 0.1}}  # fmt: skip
+
+    rows = [row("linear", 64, 0.02, [0.01, 0.03]), row("MLP", 64, 0.01, [0.004])]
+    rows += [row("linear", 256, 0.005, [0.002]), row("MLP", 256, 0.006, [0.003])]
+    S = index_rows(rows)
+    head, *rows = stored_table(S, {"MNIST": [64, 256]}).split("\n")[1:]
+    assert rows[0] == (
+        "| MNIST | 64 | linear | 1.00e-02 / 2.00e-02 | 2.00e-02 | 6.00e-02 | 1.00e-01 | "
+        "nan | ×3.00 | 12 |"
+    )
+    assert rows[1].endswith("| 2.00e-02 | ×2.00 | 12 |")  # the trained linear is a baseline
+    assert rows[3].endswith("5.00e-03 | ×0.83 | 12 |")
+    assert TABLE_HEAD.count("|") == 10 + 1 + 11 and TABLE_HEAD.endswith("---|" * 10)

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from lrnn_core.orvieto.sparse import Sweep
-from lrnn_core.orvieto.sparse_experiments import LOG10_SINGULAR, SweepSet
+from lrnn_core.orvieto.sparse import LOG10_SINGULAR, Sweep, SweepSet
 from lrnn_core.orvieto.sparse_figures import (
     atoms_figure,
     fig9_figure,
@@ -34,7 +33,8 @@ def test_wavelets_figure_draws_the_chosen_columns():
     basis = np.arange(24.0).reshape(6, 4)
     fig = wavelets_figure({"A": basis, "B": -basis}, columns=(0, 3), scale="ci")
     np.testing.assert_array_equal(fig.axes[1].lines[1].get_ydata(), -basis[:, 3])
-    assert fig.axes[0].get_title() == "A, L=6" and "scale: ci" in fig._suptitle.get_text()
+    assert fig.axes[0].get_title() == "A"
+    assert "L=6 (scale: ci" in fig._suptitle.get_text()
 
 
 def test_sweeps_figure_draws_medians_and_the_lower_bound():
@@ -68,7 +68,7 @@ def test_atoms_figure_draws_the_median_errors():
 
 def test_fig9_figure_marks_singular_cells():
     levels = np.array([[[1.0, np.nan]], [[2.0, 3.0]]])  # 2 rings, 1 N, 2 P
-    fig = fig9_figure(levels, [0.9, 0.99], [8], [4, 16], title="Fig. 9", scale="ci")
+    fig = fig9_figure(levels, [0.9, 0.99], [8], [4, 16], title="Fig. 9 (scale: ci)")
     image = fig.axes[0].images[0].get_array()
     assert image[0, 0] == 1.0 and image.mask[0, 1]  # NaN is masked out
     assert [t.get_text() for t in fig.axes[0].texts] == ["1.0", "sing."]
@@ -81,7 +81,7 @@ def test_fig12_figure_draws_families_and_the_reference():
         ("a", "median"): {"Haar": np.array([1.0, np.inf]), "Van. inverse": np.array([1e5])},
         ("b", "median"): {"Haar": np.array([2.0, 3.0]), "Van. inverse": np.array([np.inf])},
     }
-    fig = fig12_figure(stats, ["a", "b"], [8, 16], title="Fig. 12", scale="paper")
+    fig = fig12_figure(stats, ["a", "b"], [8, 16], title="Fig. 12 (scale: paper)")
     a, b = fig.axes
     np.testing.assert_array_equal(a.lines[0].get_ydata(), [1.0, np.nan])
     assert a.lines[1].get_ydata()[0] == 1e5  # the Van. inverse, dashed
@@ -102,3 +102,4 @@ def test_hippo_and_widget_figures_draw_their_data():
     assert (
         fig.axes[1].get_title().endswith("rank Γ_L = 3") and "scale: ci" in fig._suptitle.get_text()
     )
+    assert fig._suptitle.get_text().startswith("N=4, P=2, L=8")

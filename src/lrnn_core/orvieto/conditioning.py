@@ -10,6 +10,13 @@ module changes no JAX setting; the eigenvalue draws run JAX inside ``jax.enable_
 float32 a condition number above ``~1e7`` already destroys every digit. Pseudo-inverses, ranks and
 ``cond(A^H A)`` come from :mod:`lrnn_core.core.vandermonde` (one truncated SVD, one cut-off).
 
+The module holds the paper's mathematics (eigenvalue laws, norms and condition numbers of ``V_L``,
+the exact law of ``||V_L||_F``, the rounding bounds), the drivers of the chapter's experiments (one
+independent draw per seed and cell) and the statistics its claims are read from (the spec's bounds
+on ``||V^+||``, the orderings of Fig. 7a and 7b over independent draws by the Welch tests of
+:mod:`lrnn_core.core.verdicts`, the formed Gram against Weyl's bound). The rule that turns these
+numbers into a claim's verdict is written in the chapter, beside its figure.
+
 Why ``cond(V^H V)`` is computed from the singular values of ``V``: ``cond(V^H V) = cond(V)^2``
 exactly, and an SVD of ``V`` resolves singular values down to ``~eps * s_max`` (backward-stable
 SVD), so ``cond(V)`` is reliable up to ``~1/eps ~ 4.5e15`` and its square up to ``~1e31``. Forming
@@ -19,21 +26,18 @@ eigenvalue below that level; ``np.linalg.cond`` of the formed Gram then returns 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtyping import ArrayLike, Complex, Float, Num
+from jaxtyping import ArrayLike, Complex, Float, Int, Num
 
 from lrnn_core.core.eigenvalues import real_init, ring_init, roots_of_unity
 from lrnn_core.core.validate import (
     as_float64,
     check_choice,
-    check_finite,
-    check_not_empty,
-    check_real,
     check_shape,
     eigenvalue_vector,
     nonnegative_int,
@@ -44,30 +48,54 @@ from lrnn_core.core.validate import (
 )
 from lrnn_core.core.vandermonde import (
     EPS,
+    condition_number,
     cutoff,
     gram_condition,
     singular_values,
     vandermonde64,
 )
+from lrnn_core.core.verdicts import ALPHA, falls, step_verdicts
 from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 
 __all__ = [
     "LAWS",
+    "SQUARE_LAWS",
     "ErrorGrid",
+    "FrobeniusCheck",
+    "GramDraws",
+    "GridOrderings",
     "Norms",
+    "TokenCell",
+    "WeylCheck",
     "aliased_average",
     "cell_seeds",
-    "error_by_timestamp",
+    "draw_conditions",
+    "draw_norms",
     "error_grid",
-    "formed_gram_condition",
+    "exact_to_rounding",
+    "fits_axis",
+    "floored_orderings",
     "formed_gram_tolerance",
+    "frobenius_check",
+    "gram_condition_draws",
+    "gram_medians",
+    "gram_orderings",
+    "grid_orderings",
+    "growth_slope",
     "law_eigenvalues",
-    "norms_from_singular_values",
+    "norm_stats",
+    "perfectly_conditioned",
+    "pinv_drop",
     "recent_horizon",
+    "recent_only",
     "ring_eigenvalues",
     "ring_frobenius_moments",
-    "vandermonde_gram_condition",
+    "seed_block",
+    "square_conditions",
+    "token_cell",
+    "token_rounding_level",
     "vandermonde_norms",
+    "weyl_check",
 ]
 
 #: The eigenvalue laws of §4.1 that :func:`law_eigenvalues` draws from.
@@ -114,8 +142,7 @@ def law_eigenvalues(
         return np.asarray(lam, dtype=np.complex128)
 
 
-@dataclass(frozen=True)
-class Norms:
+class Norms(NamedTuple):
     """Norms of ``V`` and of its pseudo-inverse ``V^+`` (Orvieto et al., Fig. 2)."""
 
     frobenius: float
@@ -124,54 +151,24 @@ class Norms:
     pinv_spectral: float
 
 
-def norms_from_singular_values(s: Float[ArrayLike, " r"], shape: tuple[int, int]) -> Norms:
+def vandermonde_norms(lam: Num[ArrayLike, " N"], L: int) -> Norms:
     """``||V||_F = sqrt(sum s^2)``, ``||V||_2 = max s``, ``||V^+||_F``, ``||V^+||_2`` (Fig. 2).
 
-    ``s`` are the ``min(m, n)`` singular values of an ``m x n`` matrix ``V`` (``shape``). ``V^+`` is
-    the library's one truncated pseudo-inverse (:func:`lrnn_core.core.vandermonde.pseudo_inverse`):
-    singular values ``s <= max(m, n) * eps * s_max`` do not enter it, so ``||V^+||_F =
+    ``s`` are the ``min(N, L)`` singular values of ``V_L``, from one float64 SVD. ``V^+`` is the
+    library's one truncated pseudo-inverse (:func:`lrnn_core.core.vandermonde.pseudo_inverse`):
+    singular values ``s <= max(N, L) * eps * s_max`` do not enter it, so ``||V^+||_F =
     sqrt(sum 1/s^2)`` and ``||V^+||_2 = 1 / min s`` run over the kept ones.
     """
-    s = as_float64("s", s)
-    check_shape("s", s, (None,))
-    check_not_empty("s", s)
-    check_finite("s", s)
-    check_real("s", s)
-    if np.any(s < 0):
-        raise ValueError("s must hold non-negative singular values")
-    kept = s[s > cutoff(shape) * np.max(s)]
+    lam = eigenvalue_vector("lam", lam)
+    L = positive_int("L", L)
+    s = singular_values(lam, L)
+    kept = s[s > cutoff((lam.size, L)) * np.max(s)]
     return Norms(
         frobenius=float(np.sqrt(np.sum(s**2))),
         spectral=float(np.max(s)),
         pinv_frobenius=float(np.sqrt(np.sum(kept**-2.0))),
         pinv_spectral=float(1.0 / np.min(kept)) if kept.size else 0.0,
     )
-
-
-def vandermonde_norms(lam: Num[ArrayLike, " N"], L: int) -> Norms:
-    """Frobenius and spectral norms of ``V_L`` and ``V_L^+`` from one float64 SVD (Fig. 2)."""
-    lam = eigenvalue_vector("lam", lam)
-    L = positive_int("L", L)
-    return norms_from_singular_values(singular_values(lam, L), (lam.size, L))
-
-
-def vandermonde_gram_condition(
-    lam: Num[ArrayLike, " N"], L: int, *, on_range: bool = False
-) -> float:
-    """``cond(V_L^H V_L)`` of Fig. 7b (Orvieto et al.) by ``core.vandermonde.gram_condition``.
-
-    For ``N >= L`` this is the condition number of the ``L x L`` Gram. For ``N < L`` that Gram has
-    rank ``N`` and its condition number is ``inf``; ``on_range=True`` gives ``cond(V V^H)``
-    instead, the conditioning on the ``N`` directions the map keeps.
-    """
-    return gram_condition(vandermonde64(lam, L), on_range=on_range)
-
-
-def formed_gram_condition(lam: Num[ArrayLike, " N"], L: int) -> float:
-    """``np.linalg.cond(V^H V)`` with the ``L x L`` Gram formed in float64: the naive computation
-    of Fig. 7b, kept to show its saturation (module docstring), also for ``N < L`` (exact: inf)."""
-    V = vandermonde64(lam, L)
-    return float(np.linalg.cond(V.conj().T @ V))
 
 
 def ring_frobenius_moments(N: int, L: int, r_min: float, r_max: float = 1.0) -> tuple[float, float]:
@@ -201,7 +198,7 @@ def ring_frobenius_moments(N: int, L: int, r_min: float, r_max: float = 1.0) -> 
 
 
 def formed_gram_tolerance(gram_cond: float, N: int, L: int) -> float:
-    """Relative gap allowed between :func:`formed_gram_condition` and the true ``cond(V^H V)``.
+    """Relative gap allowed between ``np.linalg.cond`` of the formed ``V^H V`` and its true value.
 
     Fig. 7b of Orvieto et al. (App. E.1) plots ``cond(V_L^H V_L)``. Forming ``G = V^H V`` in
     float64 gives ``G + E`` with ``|E| <= gamma_L |V|^H |V|`` (``gamma_L = L u / (1 - L u)``,
@@ -226,19 +223,7 @@ def formed_gram_tolerance(gram_cond: float, N: int, L: int) -> float:
     return (d_min + d_max) / (1 - d_min) + 2 * L * EPS * float(np.sqrt(gram_cond))
 
 
-def error_by_timestamp(
-    reconstructed: Float[ArrayLike, "batch L"], u: Float[ArrayLike, "batch L"]
-) -> tuple[Float[np.ndarray, " L"], Float[np.ndarray, " L"]]:
-    """Mean absolute and mean squared error at each timestamp ``k`` over the batch (Fig. 7c-e)."""
-    u = real_sequences("u", u, batched=True)
-    reconstructed = real_sequences("reconstructed", reconstructed, batched=True)
-    check_shape("reconstructed", reconstructed, u.shape)
-    diff = reconstructed - u
-    return np.mean(np.abs(diff), axis=0), np.mean(diff**2, axis=0)
-
-
-@dataclass(frozen=True)
-class ErrorGrid:
+class ErrorGrid(NamedTuple):
     """Reconstruction errors of :func:`error_grid`, indexed ``[N, r_min, draw, k]``.
 
     ``seeds[a, b, c]``: the seed of the eigenvalues of ``Ns[a]``, ``r_mins[b]``, draw ``c``;
@@ -280,10 +265,7 @@ def cell_seeds(seeds: ArrayLike, n_Ns: int, n_r_mins: int) -> np.ndarray:
     flat = seed_list("seeds", np.asarray(seeds).ravel())
     shaped = np.asarray(flat, dtype=np.int64).reshape(np.shape(seeds))
     if shaped.ndim != 3 or shaped.shape[:2] != (n_Ns, n_r_mins):
-        raise ValueError(
-            f"seeds must have shape (len(Ns), len(r_mins), draws) = ({n_Ns}, {n_r_mins}, D), "
-            f"got {shaped.shape}"
-        )
+        raise ValueError(f"seeds must have shape ({n_Ns}, {n_r_mins}, draws), got {shaped.shape}")
     return shaped
 
 
@@ -319,7 +301,8 @@ def error_grid(
     for (a, b, c), seed in np.ndenumerate(seeds):
         lam = ring_eigenvalues(int(seed), Ns[a], r_mins[b], r_max)
         recon = reconstruct_from_last_state(lam, u)
-        abs_by_k[a, b, c], sq_by_k[a, b, c] = error_by_timestamp(recon, u)
+        diff = recon - u  # the errors at each timestamp k, over the images
+        abs_by_k[a, b, c], sq_by_k[a, b, c] = np.mean(np.abs(diff), 0), np.mean(diff**2, 0)
         if c == 0:
             examples[a, b] = recon[:n_examples]
     return ErrorGrid(Ns, r_mins, seeds, abs_by_k, sq_by_k, examples)
@@ -349,3 +332,398 @@ def recent_horizon(err: Float[ArrayLike, " L"], tol: float = 1e-6) -> int:
     tol = real_number("tol", tol, low=0.0)
     bad = np.nonzero(~(err[::-1] <= tol))[0]
     return int(err.size) if bad.size == 0 else int(bad[0])
+
+
+# --- Drivers: one independent draw per seed and cell ---------------------------------------------
+
+
+def seed_block(first: int, shape: tuple[int, ...]) -> Int[np.ndarray, " ..."]:
+    """Distinct seeds ``first, first + 1, ...`` in an array of ``shape``: one independent draw per
+    cell ``(N, r_min, draw)`` (``seeds(n, start=s)`` of the run is ``run_seed(s) + i``)."""
+    return first + np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+
+
+def draw_norms(law: str, seeds: Sequence[int], N: int, L: int, r_min: float) -> list[Norms]:
+    """:func:`vandermonde_norms` of ``V_L`` for ``N`` eigenvalues of ``law`` on ``[r_min, 1]``,
+    one independent draw per seed (Fig. 2)."""
+    return [vandermonde_norms(law_eigenvalues(law, N, r_min=r_min, seed=int(s)), L) for s in seeds]
+
+
+#: §4.1's node laws of the square Vandermonde matrix ``V_N`` (eq. ``eq-cond-dft`` for the last).
+SQUARE_LAWS = (
+    "real, equispaced in [0, 1]",
+    "real, uniform random in [0, 1]",
+    "real, equispaced in [-1, 1]",
+    "complex, N-th roots of unity",
+)
+
+
+def square_conditions(
+    sizes: Sequence[int], draws: int, first_seed: int
+) -> dict[str, Float[np.ndarray, " K"]]:
+    """``cond(V_N)`` of the square Vandermonde matrix for each law of :data:`SQUARE_LAWS` and each
+    ``N`` of ``sizes`` (§4.1, Gautschi's real nodes against the roots of unity). The random law
+    takes the median over ``draws`` draws, draw ``k`` of ``N`` with seed ``first_seed + 100 N + k``
+    (independent per ``N``); a deterministic law has one node set per ``N``."""
+
+    def node_sets(law: str, N: int) -> list[np.ndarray]:
+        if law == SQUARE_LAWS[0]:
+            return [np.linspace(0.0, 1.0, N)]
+        if law == SQUARE_LAWS[1]:
+            return [law_eigenvalues("real", N, seed=first_seed + 100 * N + k) for k in range(draws)]
+        if law == SQUARE_LAWS[2]:
+            return [np.linspace(-1.0, 1.0, N)]
+        return [law_eigenvalues("roots of unity", N)]
+
+    def curve(law: str) -> Float[np.ndarray, " K"]:
+        sets = [(int(N), node_sets(law, int(N))) for N in sizes]
+        return np.array([np.median([condition_number(x, N) for x in xs]) for N, xs in sets])
+
+    return {law: curve(law) for law in SQUARE_LAWS}
+
+
+# --- Fig. 2: norms of V_L and V_L^+ over independent draws ---------------------------------------
+
+
+def norm_stats(norms: Sequence[Norms], field: str) -> tuple[float, float, float]:
+    """Median, min and max of one norm (a field of :class:`Norms`) over the draws (Fig. 2)."""
+    values = np.array([getattr(n, field) for n in norms])
+    return float(np.median(values)), float(values.min()), float(values.max())
+
+
+class FrobeniusCheck(NamedTuple):
+    """Fig. 2 against the exact law of ``||V_L||_F^2`` (eq. ``eq-cond-frobenius``) and the paper.
+
+    ``mean``: the exact mean (``var``, the exact variance); ``sq``: the draws' ``||V||_F^2``;
+    ``std_err = sqrt(var / D)``; ``band``: ``sqrt(mean -+ z sd)``, where one draw's ``||V||_F``
+    lies; ``h``: half a unit in the last of the paper's two printed digits; ``spectral_max``: the
+    largest ``||V||_2``; ``q``: the fraction of draws with ``||V^+||_F`` below the paper's;
+    ``median``: the median ``||V||_F``.
+    ``frobenius_ok``: the mean of ``sq`` within ``z`` standard errors of ``mean`` and the paper's
+    interval ``[p - h, p + h)`` meets ``band``; ``spectral_below_paper``: every ``||V||_2`` below
+    that interval (the paper's norm is Frobenius); ``paper_in_range``: the paper's ``||V^+||``
+    inside the range of our draws.
+    """
+
+    mean: float
+    sq: np.ndarray
+    std_err: float
+    band: tuple[float, float]
+    h: float
+    spectral_max: float
+    q: float
+    median: float
+    frobenius_ok: bool
+    spectral_below_paper: bool
+    paper_in_range: bool
+
+
+def frobenius_check(
+    norms: Sequence[Norms], N: int, L: int, r_min: float, paper: tuple[float, float], z: float
+) -> FrobeniusCheck:
+    """``|mean(sq) - E||V||_F^2| <= z sqrt(var / D)``, the paper's ``||V||`` (an interval
+    ``[p - h, p + h)``) meets the ``z``-sd band, every ``||V||_2`` lies below it (so the paper's
+    norm is Frobenius), and the paper's ``||V^+||`` lies in the range of our draws (Fig. 2)."""
+    paper_v, paper_pinv = paper
+    mean, var = ring_frobenius_moments(N, L, r_min)
+    sq = np.array([n.frobenius**2 for n in norms])
+    std_err = float(np.sqrt(var / sq.size))
+    band = (np.sqrt(max(mean - z * np.sqrt(var), 0.0)), np.sqrt(mean + z * np.sqrt(var)))
+    h = 0.5 * 10.0 ** (np.floor(np.log10(paper_v)) - 1)
+    spectral_max = norm_stats(norms, "spectral")[2]
+    lo, hi = norm_stats(norms, "pinv_frobenius")[1:]
+    return FrobeniusCheck(
+        mean=mean,
+        sq=sq,
+        std_err=std_err,
+        band=(float(band[0]), float(band[1])),
+        h=float(h),
+        spectral_max=spectral_max,
+        q=float(np.mean([n.pinv_frobenius < paper_pinv for n in norms])),
+        median=norm_stats(norms, "frobenius")[0],
+        frobenius_ok=bool(abs(sq.mean() - mean) <= z * std_err)
+        and bool(band[0] < paper_v + h and paper_v - h < band[1]),
+        spectral_below_paper=bool(spectral_max < paper_v - h),
+        paper_in_range=bool(lo <= paper_pinv <= hi),
+    )
+
+
+def pinv_drop(
+    far: Sequence[Norms],
+    near: Sequence[Norms],
+    *,
+    far_low: float = 1e8,
+    near_high: float = 10.0,
+    drop: float = 1e7,
+) -> bool:
+    """Fig. 2 of Orvieto et al. with the spec's bounds: the medians over draws of ``||V^+||_F`` and
+    ``||V^+||_2`` are ``>= far_low`` for the draws ``far`` (``r_min = 0``), ``<= near_high`` for
+    ``near`` (``r_min = 0.999``), and their ratio exceeds ``drop``."""
+    if len(far) == 0 or len(near) == 0:
+        raise ValueError("far and near must each hold at least one draw's Norms")
+    ok = True
+    for field in ("pinv_frobenius", "pinv_spectral"):
+        f = float(np.median([getattr(n, field) for n in far]))
+        m = float(np.median([getattr(n, field) for n in near]))
+        ok &= f >= far_low and m <= near_high and f > drop * m
+    return bool(ok)
+
+
+# --- §4.1: real nodes against the roots of unity -------------------------------------------------
+
+
+def growth_slope(sizes: ArrayLike, conds: ArrayLike, trusted: float) -> float:
+    """Slope of ``log10 cond(V_N)`` against ``N`` (least squares) where ``cond < trusted``, §4.1:
+    the decades gained per extra node (Gautschi: exponential growth for real nodes)."""
+    sizes, conds = np.asarray(sizes), np.asarray(conds)
+    ok = conds < trusted
+    return float(np.polyfit(sizes[ok], np.log10(conds[ok]), 1)[0])
+
+
+def perfectly_conditioned(conds: ArrayLike, tol: float = 1e-12) -> bool:
+    """``|cond(V_N) - 1| < tol`` at every ``N``: the roots of unity (eq. ``eq-cond-dft``)."""
+    return bool(np.all(np.abs(np.asarray(conds) - 1) < tol))
+
+
+# --- Figs. 3, 6 and 7: rounding bounds and orderings over independent draws ----------------------
+
+
+def recent_only(err: Float[ArrayLike, " L"]) -> bool:
+    """Only the recent past comes back (Fig. 3): the mean error of the last 100 tokens is below
+    1/100 of that of the first half."""
+    err = np.asarray(err)
+    return bool(err[-100:].mean() < 1e-2 * err[: err.size // 2].mean())
+
+
+def draw_conditions(seeds: Sequence[int], N: int, r_min: float, L: int) -> list[float]:
+    """``cond(V_L) = sqrt(cond(V_L^H V_L))`` of each draw on the ring (one seed per draw)."""
+    return [np.sqrt(gram_condition(vandermonde64(ring_eigenvalues(s, N, r_min), L))) for s in seeds]
+
+
+def token_rounding_level(u_max: float, conds: Sequence[float]) -> float:
+    """Token-wise rounding level ``eps cond(V_L) ||u||_2`` of the worst draw (first-order bound,
+    eq. ``eq-cond-rounding``)."""
+    return EPS * u_max * max(conds)
+
+
+def exact_to_rounding(
+    mse: float, u_max: float, conds: Sequence[float], L: int
+) -> tuple[bool, float]:
+    """``MSE <= (eps cond(V_L) ||u||_2)^2 / L`` for the worst draw, with that bound below ``1e-6``
+    (informative); returns the verdict and the bound (Fig. 6)."""
+    bound = token_rounding_level(u_max, conds) ** 2 / L
+    return bool(mse <= bound < 1e-6), bound
+
+
+class GridOrderings(NamedTuple):
+    """Orderings of a grid ``[N, r_min, draw]`` of errors (Fig. 7a): ``n_falls[b]`` whether the
+    curve over ``N`` at ``r_mins[b]`` falls (:func:`~lrnn_core.core.verdicts.falls`),
+    ``r_falls[a]`` whether the curve over ``r_min`` at ``Ns[a]`` falls, ``r_rises`` the steps
+    ``(a, b)`` (``r_mins[b] -> r_mins[b+1]`` at ``Ns[a]``) where it rises significantly."""
+
+    n_falls: np.ndarray
+    r_falls: np.ndarray
+    r_rises: list[tuple[int, int]]
+
+    @property
+    def holds(self) -> bool:
+        """The paper's "decreasing in ``N`` and ``r_min``": every curve falls."""
+        return bool(self.n_falls.all() and self.r_falls.all())
+
+
+def grid_orderings(
+    values: Float[ArrayLike, "nN nR D"],
+    floors: Float[ArrayLike, " nN"] | None = None,
+    *,
+    alpha: float = ALPHA,
+) -> GridOrderings:
+    """``falls`` along both axes of ``values[N, r_min, draw]`` and the significant rises along
+    ``r_min`` (Welch's tests of :mod:`lrnn_core.core.verdicts`). ``floors[a]`` (optional) is the
+    rounding level of ``Ns[a]``: values below it are raised to it first, so that two cells at
+    rounding level tie instead of being ordered by noise."""
+    values = as_float64("values", values)
+    if values.ndim != 3 or min(values.shape) < 2:
+        raise ValueError(f"values must be (N >= 2, r_min >= 2, draws >= 2), got {values.shape}")
+    if floors is not None:
+        floors = as_float64("floors", floors)
+        if floors.shape != values.shape[:1]:
+            raise ValueError(f"floors must have shape ({values.shape[0]},), got {floors.shape}")
+        values = np.maximum(values, floors[:, None, None])
+    n_falls = np.array([falls(values[:, b], alpha=alpha) for b in range(values.shape[1])])
+    r_falls = np.array([falls(values[a], alpha=alpha) for a in range(values.shape[0])])
+    rises = [
+        (a, b)
+        for a in range(values.shape[0])
+        for b, v in enumerate(step_verdicts(values[a], alpha=alpha))
+        if v == -1
+    ]
+    return GridOrderings(n_falls, r_falls, rises)
+
+
+def floored_orderings(
+    grid: ErrorGrid, at_floor: Mapping[tuple[int, float], float]
+) -> dict[str, GridOrderings]:
+    """:func:`grid_orderings` of the per-draw MSE and MAE of ``grid`` (Fig. 7a), each ``N`` raised
+    to its rounding floor first: the MAE floor of ``N``, the largest token level
+    ``eps cond(V_L) ||u||_2`` among its cells ``at_floor`` (0: none), the MSE floor its square
+    over ``L``."""
+    levels = [[b for (n, _), b in at_floor.items() if n == N] for N in grid.Ns]
+    mae_floor = np.array([max(b, default=0.0) for b in levels])
+    L = grid.abs_by_k.shape[-1]
+    return {
+        "MSE": grid_orderings(grid.mse_by_draw, mae_floor**2 / L),
+        "MAE": grid_orderings(grid.mae_by_draw, mae_floor),
+    }
+
+
+def fits_axis(values: ArrayLike, ticks: ArrayLike) -> bool:
+    """A plotted axis ends within one tick step of the largest value it shows (Fig. 7a)."""
+    ticks = np.asarray(ticks)
+    return bool(abs(np.max(values) - ticks[-1]) < ticks[1] - ticks[0])
+
+
+class TokenCell(NamedTuple):
+    """Figs. 7c-e for one ``(N, r_min)``: tokens recovered to ``tol``, the largest error of the
+    last 10 tokens, the mean error of the first half, and whether that lies in the early band."""
+
+    horizon: int
+    recent: float
+    early: float
+    in_band: bool
+
+
+def token_cell(
+    err: Float[ArrayLike, " L"], tol: float, early_band: tuple[float, float]
+) -> TokenCell:
+    """Error by timestamp ``k`` of one cell summarised for the spec of Figs. 7c-e."""
+    err = np.asarray(err)
+    early = float(err[: err.size // 2].mean())
+    return TokenCell(
+        horizon=recent_horizon(err, tol),
+        recent=float(err[-10:].max()),
+        early=early,
+        in_band=bool(early_band[0] <= early <= early_band[1]),
+    )
+
+
+# --- Fig. 7b: cond(V_L^H V_L) over independent draws ---------------------------------------------
+
+
+class GramDraws(NamedTuple):
+    """``cond(V_L^H V_L)`` over a grid ``[N, r_min, draw]`` (Fig. 7b): ``svd`` from the SVD of
+    ``V_L`` (``inf`` for ``N < L``), ``formed`` from the formed Gram (``np.linalg.cond``), ``range``
+    the conditioning on the range ``cond(V V^H)`` for ``N < L`` (``nan`` otherwise)."""
+
+    Ns: tuple[int, ...]
+    r_mins: tuple[float, ...]
+    svd: np.ndarray
+    formed: np.ndarray
+    range: np.ndarray
+
+
+def gram_condition_draws(
+    seeds: Int[ArrayLike, "nN nR D"],
+    Ns: Sequence[int],
+    r_mins: Sequence[float],
+    L: int,
+    *,
+    law: str = "ring",
+    formed_draws: int | None = None,
+) -> GramDraws:
+    """Fig. 7b of Orvieto et al.: ``cond(V_L^H V_L)`` for eigenvalues of ``law``
+    (:func:`law_eigenvalues` on ``[r_min, 1]``), one independent draw per seed: ``seeds[a, b, c]``
+    for ``Ns[a]``, ``r_mins[b]``, draw ``c`` (:func:`cell_seeds`: all distinct).
+
+    ``svd``: ``core.vandermonde.gram_condition`` of ``V_L`` (``inf`` for ``N < L``, where the
+    ``L x L`` Gram has rank ``N``); ``range``: ``cond(V V^H)`` for ``N < L``, the conditioning on
+    the ``N`` directions the map keeps; ``formed``: ``np.linalg.cond(V^H V)`` with the Gram formed
+    in float64, the naive computation kept to show its saturation (module docstring), for the
+    first ``formed_draws`` draws of each cell (all if ``None``; the others are left ``nan``)."""
+    Ns = tuple(positive_int(f"Ns[{i}]", N) for i, N in enumerate(Ns))
+    r_mins = tuple(real_number(f"r_mins[{i}]", r, low=0.0, high=1.0) for i, r in enumerate(r_mins))
+    L = positive_int("L", L)
+    seeds = cell_seeds(seeds, len(Ns), len(r_mins))
+    n_formed = (
+        seeds.shape[2] if formed_draws is None else nonnegative_int("formed_draws", formed_draws)
+    )
+    svd, gram, rng = (np.full(seeds.shape, np.nan) for _ in range(3))
+    for (a, b, c), seed in np.ndenumerate(seeds):
+        V = vandermonde64(law_eigenvalues(law, Ns[a], r_min=r_mins[b], seed=int(seed)), L)
+        svd[a, b, c] = gram_condition(V)
+        if c < n_formed:
+            gram[a, b, c] = np.linalg.cond(V.conj().T @ V)
+        if Ns[a] < L:
+            rng[a, b, c] = gram_condition(V, on_range=True)
+    return GramDraws(Ns, r_mins, svd, gram, rng)
+
+
+def gram_medians(draws: GramDraws, formed_draws: int) -> GramDraws:
+    """The medians over the draws of Fig. 7b's ``cond(V_L^H V_L)``, as a :class:`GramDraws`
+    indexed ``[N, r_min]`` (``svd``, ``formed``, ``range``); the formed Gram's over its first
+    ``formed_draws`` draws (the ones :func:`gram_condition_draws` formed)."""
+    formed = np.median(draws.formed[..., :formed_draws], axis=2)
+    svd, on_range = np.median(draws.svd, axis=2), np.median(draws.range, axis=2)
+    return GramDraws(draws.Ns, draws.r_mins, svd, formed, on_range)
+
+
+class WeylCheck(NamedTuple):
+    """The formed Gram against the SVD (Fig. 7b), per draw: ``cells`` draws that Weyl's bound
+    covers (largest true value ``largest``), ``within`` whether each lies inside it, and
+    ``underestimates`` whether the formed value is below the SVD's wherever that exceeds
+    ``saturated``."""
+
+    cells: int
+    largest: float
+    within: bool
+    underestimates: bool
+
+
+def weyl_check(draws: GramDraws, L: int, saturated: float) -> WeylCheck:
+    """Compare ``draws.formed`` with ``draws.svd`` draw by draw: inside
+    :func:`formed_gram_tolerance` wherever that is finite, and below the SVD value wherever the SVD
+    exceeds ``saturated`` (float64 rounding of the formed Gram buries every eigenvalue below
+    ``~eps ||V||^2``)."""
+    L = positive_int("L", L)
+    saturated = real_number("saturated", saturated, low=1.0)
+    cells, largest, within, under = 0, 0.0, True, True
+    for index, true in np.ndenumerate(draws.svd):
+        formed, N = draws.formed[index], draws.Ns[index[0]]
+        if np.isnan(formed):
+            continue
+        if np.isfinite(true) and np.isfinite(tol := formed_gram_tolerance(true, N, L)):
+            cells, largest = cells + 1, max(largest, float(true))
+            within &= bool(abs(formed / true - 1) <= tol)
+        if true > saturated:
+            under &= bool(formed < true)
+    return WeylCheck(cells, largest, within and cells > 0, under)
+
+
+def gram_orderings(
+    draws: GramDraws, L: int, saturated: float, *, alpha: float = ALPHA
+) -> dict[str, bool]:
+    """The claims of Fig. 7b on ``draws.svd`` (Welch's tests, values capped at ``saturated``):
+
+    ``"rank N < L: inf"``: every draw with ``N < L`` is ``inf`` (rank ``N``: exact);
+    ``"falls with r_min"``: for every ``N >= L``, the curve over ``r_min`` falls;
+    ``"no rise with N"``: at every ``r_min`` no step up in ``N >= L`` raises it significantly;
+    ``"falls with N at r_min = max"``: at the last ``r_min`` every step up in ``N >= L`` lowers it
+    significantly; ``"saturated at r_min = min"``: at the first ``r_min`` the median of every
+    ``N >= L`` exceeds ``saturated``. Needs at least two ``N >= L``.
+    """
+    L = positive_int("L", L)
+    saturated = real_number("saturated", saturated, low=1.0)
+    full = [a for a, N in enumerate(draws.Ns) if N >= L]
+    if len(full) < 2:
+        raise ValueError(f"Ns must hold at least two N >= L = {L}, got {draws.Ns}")
+    svd = draws.svd
+    kw = {"alpha": alpha, "cap": saturated}
+    by_n = [step_verdicts(svd[full, b], **kw) for b in range(len(draws.r_mins))]
+    return {
+        "rank N < L: inf": bool(
+            all(np.isinf(svd[a]).all() for a, N in enumerate(draws.Ns) if N < L)
+        ),
+        "falls with r_min": all(falls(svd[a], **kw) for a in full),
+        "no rise with N": bool(all(np.all(v >= 0) for v in by_n)),
+        "falls with N at r_min = max": bool(np.all(by_n[-1] == 1)),
+        "saturated at r_min = min": bool(min(np.median(svd[a, 0]) for a in full) > saturated),
+    }

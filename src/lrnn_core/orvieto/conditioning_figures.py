@@ -16,8 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
 from lrnn_core.core.vandermonde import EPS, vandermonde64
-from lrnn_core.orvieto.conditioning import ErrorGrid, vandermonde_norms
-from lrnn_core.orvieto.conditioning_runs import GramMedians
+from lrnn_core.orvieto.conditioning import ErrorGrid, GramDraws, vandermonde_norms
 
 __all__ = [
     "abs_vandermonde",
@@ -204,7 +203,7 @@ def token_error_figure(grid: ErrorGrid, Ns: Sequence[int], title: str) -> Figure
 
 
 def gram_figure(
-    medians: GramMedians,
+    medians: GramDraws,
     Ns: Sequence[int],
     r_mins: Sequence[float],
     L: int,
@@ -216,17 +215,17 @@ def gram_figure(
     """Fig. 7b: ``cond(V_L^H V_L)`` against ``r_min`` per ``N`` from the SVD of ``V_L`` (left;
     capped at ``top``; for ``N < L`` the conditioning on the range, dashed) and from the formed
     Gram (right); grey beyond ``saturated``, ``1/eps`` dotted."""
-    svd_cond, range_cond, formed_cond = medians
+    svd_cond, range_cond, formed_cond = medians.svd, medians.range, medians.formed
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
     positions = np.arange(len(r_mins))
     for a, N in enumerate(Ns):
+        style = {"color": f"C{a}", "label": f"N={N}"}
         if N < L:  # V^H V is singular: show the conditioning on the range, dashed
-            label = f"N={N}: cond(V V^H), V^H V singular"
-            ax1.semilogy(positions, range_cond[a], "x--", color=f"C{a}", label=label)
+            ranged = style | {"label": style["label"] + ": cond(V V^H), V^H V singular"}
+            ax1.semilogy(positions, range_cond[a], "x--", **ranged)
         else:
-            shown = np.minimum(svd_cond[a], top)
-            ax1.semilogy(positions, shown, "o-", color=f"C{a}", label=f"N={N}")
-        ax2.semilogy(positions, formed_cond[a], "o-", color=f"C{a}", label=f"N={N}")
+            ax1.semilogy(positions, np.minimum(svd_cond[a], top), "o-", **style)
+        ax2.semilogy(positions, formed_cond[a], "o-", **style)
     for ax, name in (
         (ax1, "from the SVD of V (squared)"),
         (ax2, "np.linalg.cond of the formed Gram"),

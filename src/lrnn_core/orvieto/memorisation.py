@@ -1,22 +1,33 @@
 """Memorising an input sequence in a linear RNN's state (Orvieto et al., ICML 2024, §3.1, App. C).
 
-* :func:`rnn_states` runs eq. (2), ``x_k = Lambda x_{k-1} + B u_k``, whose unrolled form is eq. (3).
+* :func:`rnn_states` runs eq. (2), ``x_k = Lambda x_{k-1} + B u_k``, whose unrolled form is eq. (3);
+  :func:`float64_states` runs it in float64 and :func:`unrolled_gaps` compares every state with
+  ``V_k u_{1:k}`` (eq. 3-4).
 * :class:`PrefixInverse` applies the pseudo-inverse of eq. (5), ``u_{1:k} = V_k^+ x_k``, for *every*
-  ``k <= L`` from a single QR factorisation (Prop. 1, checked at every step).
+  ``k <= L`` from one QR factorisation (Prop. 1, checked at every step by :func:`prefix_check`).
 * :func:`with_time` and :func:`block_system` build the time counter of §3.1.1 and the block-diagonal
   ``Lambda`` / block ``B`` of App. C that store ``M`` input channels side by side;
-  :func:`reconstruct_blocks` inverts them channel by channel.
+  :func:`reconstruct_blocks` inverts them channel by channel. :func:`counter_states` runs the
+  counter beside the plain recurrence on ``(v_1..v_k)`` and on ``(0, 0, v_1..v_k)``,
+  :func:`counts_steps` checks ``x_{k,0} = k``, :func:`float32_counter` runs the counter channel
+  alone in float32; :func:`three_channels` builds the App. C inputs.
 * :func:`reconstruct_from_last_state` is the fixed linear decoder ``Re(V_L^+ x_L)`` of Figs. 1, 3;
-  :func:`draw_mse` scores it per eigenvalue draw and sequence (Fig. 1).
+  :func:`draw_mse` scores it per eigenvalue draw and sequence (Fig. 1), and
+  :func:`repeated_node_mse` on one node repeated (its control); :class:`DigitReader` caches the
+  explorer's reconstructions with their number of distinct nodes.
 
 Everything that inverts a Vandermonde matrix works in float64 / complex128 (NumPy, SciPy, or JAX
 inside ``jax.enable_x64``): its rounding errors are amplified by ``cond(V_k)``.
+
+The eigenvalue laws come from :mod:`lrnn_core.orvieto.conditioning`, which imports this module's
+decoder: :class:`DigitReader` imports it when it runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -46,23 +57,15 @@ from lrnn_core.core.vandermonde import (
     vandermonde64,
 )
 
-__all__ = [
-    "PrefixCheck",
-    "PrefixInverse",
-    "block_system",
-    "draw_mse",
-    "monotone_share",
-    "prefix_check",
-    "prefix_errors",
-    "prefix_loss_holds",
-    "prefix_rank_errors",
-    "reconstruct_blocks",
-    "reconstruct_from_last_state",
-    "recovers_at_last_state",
-    "repeated_node_mse",
-    "rnn_states",
-    "with_time",
-]
+
+def check_step(k: int | None, L: int) -> int:
+    """``k`` as a step in ``1..L`` (``None``: ``L``)."""
+    if k is None:
+        return L
+    k = positive_int("k", k)
+    if k > L:
+        raise ValueError(f"k must be <= L = {L}, got {k}")
+    return k
 
 
 def rnn_states(
@@ -115,16 +118,9 @@ class PrefixInverse:
             )
         self._projected: np.ndarray | None = None  # Q^H W, computed on first use
 
-    def _step(self, k: int) -> int:
-        """``k`` as a step in ``1..L`` (checked by ``positive_int``)."""
-        k = positive_int("k", k)
-        if k > self.L:
-            raise ValueError(f"k must be <= L = {self.L}, got {k}")
-        return k
-
     def apply(self, k: int, x_k: Num[ArrayLike, " N"]) -> Complex[np.ndarray, " k"]:
         """``V_k^+ x_k``: the input ``u_{1:k}`` recovered from the state ``x_k`` (``(N,)``)."""
-        k = self._step(k)
+        k = check_step(k, self.L)
         x_k = as_float64("x_k", x_k)
         check_shape("x_k", x_k, self.lam.shape)
         check_finite("x_k", x_k)
@@ -149,7 +145,7 @@ class PrefixInverse:
     def identity_residual(self, k: int) -> float:
         """``max |V_k^+ V_k - I_k|``: rounding-sized (about ``eps * cond(V_k)``) iff ``V_k`` is
         injective (Prop. 1)."""
-        k = self._step(k)
+        k = check_step(k, self.L)
         if self._projected is None:
             self._projected = self.q.conj().T @ self.ascending
         # R_k^{-1} Q_k^H W_k = P V_k^+ V_k P, with P the reversal (same entries, permuted)
@@ -177,6 +173,14 @@ def with_time(v: Num[ArrayLike, "L ..."]) -> Inexact[np.ndarray, "L M_plus_1"]:
     return np.concatenate([np.ones((v.shape[0], 1), v.dtype), v], axis=1)
 
 
+def _blocks(lams: Sequence[Num[ArrayLike, " N_j"]]) -> list[np.ndarray]:
+    """The eigenvalues of each block (``lams[j]``) as complex128; at least one block."""
+    blocks = [eigenvalue_vector(f"lams[{j}]", lam) for j, lam in enumerate(lams)]
+    if not blocks:
+        raise ValueError("lams must be a non-empty sequence of 1-D eigenvalue arrays")
+    return blocks
+
+
 def block_system(
     lams: Sequence[Num[ArrayLike, " N_j"]], *, time_counter: bool = False
 ) -> tuple[Complex[np.ndarray, " N"], Float[np.ndarray, "N M"]]:
@@ -191,9 +195,7 @@ def block_system(
     :func:`rnn_states`.
     """
     time_counter = check_flag("time_counter", time_counter)
-    blocks = [eigenvalue_vector(f"lams[{j}]", lam) for j, lam in enumerate(lams)]
-    if not blocks:
-        raise ValueError("lams must be a non-empty sequence of 1-D eigenvalue arrays")
+    blocks = _blocks(lams)
     lam = np.concatenate(blocks)
     B = scipy.linalg.block_diag(*[np.ones((b.size, 1)) for b in blocks])
     if time_counter:
@@ -215,7 +217,7 @@ def reconstruct_blocks(
     ``(M, k)``; with ``time_counter=True`` the first state (the counter) is skipped. Each block
     needs ``N' >= k`` distinct eigenvalues for exact recovery.
     """
-    blocks = [eigenvalue_vector(f"lams[{j}]", lam) for j, lam in enumerate(lams)]
+    blocks = _blocks(lams)
     time_counter = check_flag("time_counter", time_counter)
     x_k = as_float64("x_k", x_k)
     offset = 1 if time_counter else 0
@@ -260,29 +262,6 @@ def reconstruct_from_last_state(
     return (pseudo_inverse(V) @ states).real.T
 
 
-def prefix_errors(
-    lam: Num[ArrayLike, " N"], u: Float[ArrayLike, " L"]
-) -> tuple[Float[np.ndarray, " L"], PrefixInverse]:
-    """Prop. 1 of Orvieto et al. (ICML 2024) checked at every step: the relative error
-    ``||V_k^+ x_k - u_{1:k}|| / ||u_{1:k}||`` for ``k = 1..L``, with ``x_k`` from the recurrence
-    (:func:`rnn_states`, ``B = 1``, run in float64 inside ``jax.enable_x64(True)``) and ``V_k^+``
-    from one :class:`PrefixInverse` (returned too). NaN where ``u_{1:k} = 0``.
-    """
-    lam = eigenvalue_vector("lam", lam)
-    u = real_sequences("u", u)
-    check_shape("u", u, (None,))
-    L = u.size
-    with jax.enable_x64(True):
-        states = np.asarray(rnn_states(lam, np.ones((lam.size, 1)), u[:, None]))
-    inverse = PrefixInverse(lam, L)
-    recovered = inverse.all_prefixes(states)
-    inside = np.tril(np.ones((L, L), dtype=bool))  # row k-1: the first k entries
-    residual = np.linalg.norm(np.where(inside, recovered - u, 0.0), axis=1)
-    size = np.linalg.norm(np.where(inside, u, 0.0), axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(size > 0, residual / size, np.nan), inverse
-
-
 @dataclass(frozen=True)
 class PrefixCheck:
     """Prop. 1 checked at every step: ``err[k-1] = ||V_k^+ x_k - u_{1:k}|| / ||u_{1:k}||``,
@@ -296,21 +275,26 @@ class PrefixCheck:
 def prefix_check(
     lam: Num[ArrayLike, " N"], u: Float[ArrayLike, " L"], ks: Sequence[int]
 ) -> PrefixCheck:
-    """:func:`prefix_errors` at every ``k``, the identity residual ``V_k^+ V_k - I_k`` at ``ks``
-    and ``cond(V_L)``, which bounds every ``cond(V_k)`` by interlacing (Prop. 1)."""
-    err, inverse = prefix_errors(lam, u)
+    """Prop. 1 of Orvieto et al. (ICML 2024) checked at every step: the relative error
+    ``||V_k^+ x_k - u_{1:k}|| / ||u_{1:k}||`` for ``k = 1..L`` (NaN where ``u_{1:k} = 0``), with
+    ``x_k`` from the float64 recurrence (:func:`float64_states`, ``B = 1``) and ``V_k^+`` from one
+    :class:`PrefixInverse`; the identity residual ``V_k^+ V_k - I_k`` at ``ks``; and
+    ``cond(V_L)``, which bounds every ``cond(V_k)`` by interlacing."""
+    lam = eigenvalue_vector("lam", lam)
+    u = real_sequences("u", u)
+    check_shape("u", u, (None,))
+    L = u.size
+    states = float64_states(lam, np.ones((lam.size, 1)), u[:, None])
+    inverse = PrefixInverse(lam, L)
+    recovered = inverse.all_prefixes(states)
+    inside = np.tril(np.ones((L, L), dtype=bool))  # row k-1: the first k entries
+    residual = np.linalg.norm(np.where(inside, recovered - u, 0.0), axis=1)
+    size = np.linalg.norm(np.where(inside, u, 0.0), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        err = np.where(size > 0, residual / size, np.nan)
     s = inverse.singular_values()
-    residual = np.array([inverse.identity_residual(k) for k in ks])
-    return PrefixCheck(err=err, residual=residual, cond=s[0] / s[-1])
-
-
-def recovers_at_last_state(
-    lam: Num[ArrayLike, " N"], u: Float[ArrayLike, " L"], rtol: float = 1e-8
-) -> bool:
-    """Prop. 1 at ``k = L``: ``||Re(V_L^+ x_L) - u|| <= rtol ||u||`` (eq. 5)."""
-    u = np.asarray(u)
-    u_hat = reconstruct_from_last_state(lam, u)
-    return bool(np.linalg.norm(u_hat - u) <= rtol * np.linalg.norm(u))
+    identity = np.array([inverse.identity_residual(k) for k in ks])
+    return PrefixCheck(err=err, residual=identity, cond=s[0] / s[-1])
 
 
 def prefix_rank_errors(
@@ -320,8 +304,7 @@ def prefix_rank_errors(
     (``x_k`` from the float64 recurrence, ``B = 1``) and ``rank(V_k)`` with the library's cut-off;
     with ``N`` nodes, ``rank(V_k) = min(N, k)`` and ``u_{1:k}`` is lost once ``k > N`` (Prop. 1)."""
     lam, u = np.asarray(lam), np.asarray(u)
-    with jax.enable_x64(True):  # float64 recurrence
-        states = np.asarray(rnn_states(lam, jnp.ones((lam.size, 1)), u[:, None]))
+    states = float64_states(lam, np.ones((lam.size, 1)), u[:, None])
     err, rank = [], []
     for k in ks:
         u_hat = reconstruct(lam, states[k - 1], k).real
@@ -356,20 +339,130 @@ def draw_mse(
     return np.array([[np.mean(e**2, axis=1) for e in draw] for draw in errors])
 
 
-def monotone_share(mse: Float[ArrayLike, "D K batch"]) -> float:
-    """Share of the (draw, sequence) pairs whose MSE falls at every step along axis 1 (the state
-    sizes in increasing order)."""
-    mse = np.asarray(mse)
-    return float(np.mean(np.all(mse[:, 1:] < mse[:, :-1], axis=1)))
+class Sizes(NamedTuple):
+    """The sizes of the memorisation chapter's checks at one scale (Prop. 1, Fig. 1, App. C)."""
+
+    prop_L: int  # Prop. 1 check: sequence length L (paper: MNIST, 784)
+    identity_stride: int  # Prop. 1: V_k^+ V_k = I_k checked at every identity_stride-th k
+    fig1_digits: int  # Fig. 1 statistics: MNIST test digits
+    fig1_seeds: int  # Fig. 1 statistics: eigenvalue draws
+    channels_L: int  # App. C: length L of the three channels
+    widget_Ns: tuple[int, ...]  # the explorer's state sizes N
+    widget_r_mins: tuple[float, ...]  # the explorer's inner ring radii r_min
+    widget_r_maxs: tuple[float, ...]  # the explorer's outer ring radii r_max
 
 
-def prefix_loss_holds(ks: Sequence[int], rank: Sequence[int], err: Sequence[float], N: int) -> bool:
-    """Prop. 1 with ``N < L`` nodes (from :func:`prefix_rank_errors`): ``rank(V_k) = min(N, k)``
-    at every ``k``, ``u_{1:k}`` recovered (relative error ``< 1e-8``) while ``k <= N``, and lost
-    (error ``> 0.1``) for every ``k > N``."""
-    ks, err = np.asarray(ks), np.asarray(err)
-    return bool(
-        np.array_equal(rank, np.minimum(ks, N))
-        and err[ks <= N].max() < 1e-8
-        and err[ks > N].min() > 0.1
+def float64_states(
+    lam: Num[ArrayLike, " N"], B: Num[ArrayLike, "N M"], u: Num[ArrayLike, "L M"]
+) -> Num[np.ndarray, "L N"]:
+    """:func:`rnn_states` (eq. 2) inside
+    ``jax.enable_x64(True)``: every state ``x_1..x_L`` in float64 / complex128."""
+    with jax.enable_x64(True):
+        return np.asarray(rnn_states(lam, jnp.asarray(B), u))
+
+
+def unrolled_gaps(lam: Num[ArrayLike, " N"], u: Float[ArrayLike, " L"]) -> Float[np.ndarray, " L"]:
+    """``max_i |x_k - V_k u_{1:k}|`` for ``k = 1..L`` (eq. 3-4, ``B = 1``): the float64
+    recurrence against the last ``k`` columns of ``V_L`` times ``u_{1:k}``."""
+    lam, u = np.asarray(lam), np.asarray(u, np.float64)
+    L = u.size
+    states = float64_states(lam, np.ones((lam.size, 1)), u[:, None])  # row k-1: x_k
+    V_L = vandermonde64(lam, L)
+    return np.array(
+        [np.abs(states[k - 1] - V_L[:, L - k :] @ u[:k]).max() for k in range(1, L + 1)]
     )
+
+
+def counter_states(
+    lam: Num[ArrayLike, " N"], v: Float[ArrayLike, " L"], k: int
+) -> dict[str, np.ndarray]:
+    """Run §3.1.1 in float64: ``u_k = (1, v_k)`` with ``lambda_0 = 1`` and
+    ``B = ((1, 0, ..., 0), (0, 1, ..., 1))^T`` (:func:`with_time`, :func:`block_system`), and
+    the two inputs ``v_{1:k}`` and ``(0, 0, v_{1:k})`` with and without the counter. Returns
+    ``lam``, ``B`` (with the counter), ``x`` (every state of ``(1, v)``) and the last states of
+    ``v_{1:k}`` and of ``(0, 0, v_{1:k})`` without the counter (``plain``, ``shifted``) and with
+    it (``plain_t``, ``shifted_t``)."""
+    lam, v = np.asarray(lam), np.asarray(v, np.float64)
+    lam_t, B_t = block_system([lam], time_counter=True)
+    ones = np.ones((lam.size, 1))
+    padded = np.r_[0.0, 0.0, v[:k]]
+    leading_zeros = np.c_[np.r_[1.0, 1.0, np.ones(k)], padded]
+    return {
+        "lam": lam_t,
+        "B": B_t,
+        "x": float64_states(lam_t, B_t, with_time(v)),
+        "plain": float64_states(lam, ones, v[:k, None])[-1],
+        "shifted": float64_states(lam, ones, padded[:, None])[-1],
+        "plain_t": float64_states(lam_t, B_t, with_time(v[:k]))[-1],
+        "shifted_t": float64_states(lam_t, B_t, leading_zeros)[-1],
+    }
+
+
+def counts_steps(x: Num[ArrayLike, "L N"]) -> bool:
+    """The first state counts the steps exactly: ``x_{k,0} = k`` (real) for ``k = 1..L``."""
+    first = np.asarray(x)[:, 0]
+    return bool(
+        np.array_equal(first.real, np.arange(1, first.size + 1)) and not np.imag(first).any()
+    )
+
+
+def float32_counter(steps: int) -> Float[np.ndarray, " steps"]:
+    """The counter channel alone in float32: ``x_k = x_{k-1} + 1`` (``lambda_0 = 1``) for
+    ``steps`` steps by :func:`~lrnn_core.core.scan.linear_scan`; exact up to ``2^24``."""
+    ones = jnp.ones((steps, 1), jnp.float32)
+    return np.asarray(linear_scan(jnp.ones(1, jnp.float32), ones))[:, 0]
+
+
+def three_channels(L: int, rng: np.random.Generator) -> Float[np.ndarray, "L 3"]:
+    """The App. C inputs: a sine of period 50, a random walk (steps ``N(0, 1) / 5``) and white
+    noise, drawn in that order from ``rng``."""
+    t = np.arange(L)
+    return np.c_[
+        np.sin(2 * np.pi * t / 50),
+        np.cumsum(rng.normal(size=L)) / 5,
+        rng.normal(size=L),
+    ]
+
+
+def relative_errors(
+    estimate: Float[ArrayLike, "M L"], target: Float[ArrayLike, "M L"], axis: int = -1
+) -> Float[np.ndarray, " M"]:
+    """``||estimate - target|| / ||target||`` of each sequence, the sequences running along
+    ``axis`` (rows by default; ``axis=0``: columns)."""
+    estimate, target = np.asarray(estimate), np.asarray(target)
+    return np.linalg.norm(estimate - target, axis=axis) / np.linalg.norm(target, axis=axis)
+
+
+class DigitReader:
+    """``Re(V_L^+ x_L)`` of one sequence (eq. 5 at ``k = L``,
+    :func:`reconstruct_from_last_state`) for eigenvalues of a law
+    (:func:`law_eigenvalues`, ``seed``), cached; the roots of unity ignore the radii."""
+
+    def __init__(self, digit: Float[ArrayLike, " L"], *, seed: int) -> None:
+        self.digit, self.seed = np.asarray(digit), seed
+        self._cache: dict[tuple, tuple[np.ndarray, int]] = {}
+
+    def __call__(
+        self, law: str, N: int, r_min: float, r_max: float
+    ) -> tuple[Float[np.ndarray, " L"], int]:
+        """``(Re(V_L^+ x_L), number of distinct eigenvalues)``."""
+        key = (law, N) if law == "roots of unity" else (law, N, r_min, r_max)
+        if key not in self._cache:
+            from lrnn_core.orvieto.conditioning import law_eigenvalues  # imports this module
+
+            lam = law_eigenvalues(law, N, r_min=r_min, r_max=r_max, seed=self.seed)
+            self._cache[key] = reconstruct_from_last_state(lam, self.digit), np.unique(lam).size
+        return self._cache[key]
+
+
+def repeated_frames(reader: DigitReader, grid: Mapping[str, Sequence]) -> str:
+    """The explorer's frames outside Prop. 1 (real law, fewer than ``N`` distinct eigenvalues),
+    as the sentence its description ends with (empty if there are none)."""
+    repeated = [
+        f"real, N={N}, [{r_min}, {r_max}]: {distinct} distinct λ"
+        for N in grid["N"]
+        for r_min in grid["r_min"]
+        for r_max in grid["r_max"]
+        if (distinct := reader("real", N, r_min, r_max)[1]) < N
+    ]
+    return ". Outside Prop. 1 (distinct λ_i): " + "; ".join(repeated) if repeated else ""

@@ -13,8 +13,6 @@ from matplotlib.figure import Figure
 
 from lrnn_core.orvieto.memorisation import PrefixCheck
 
-__all__ = ["channels_figure", "digit_frame", "fig1_figure", "prop1_figure"]
-
 
 def prop1_figure(
     checks: Mapping[str, PrefixCheck],

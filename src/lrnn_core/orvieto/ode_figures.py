@@ -8,39 +8,33 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from lrnn_core.orvieto.ode_claims import PAPER_MSE
-from lrnn_core.orvieto.ode_data import Dataset, filter_prediction
-from lrnn_core.orvieto.ode_results import StoredRun
-from lrnn_core.orvieto.ode_sensitivity import Sensitivity
-from lrnn_core.orvieto.ode_sweep import Sweep
+from lrnn_core.orvieto.ode_flows import PAPER_MSE, Dataset, StoredRun, Sweep, filter_prediction
 from lrnn_core.orvieto.odes import ode
-from lrnn_core.orvieto.width_experiments import WidthRun, WidthSizes
+from lrnn_core.orvieto.width import WidthRun, WidthSizes
 
-__all__ = [
-    "mse_figure",
-    "prediction_figure",
-    "pt_live_figure",
-    "seeds_figure",
-    "sensitivity_figure",
-    "width_figure",
-]
+
+def _input_driven(ax: plt.Axes, pt: Dataset, sw: Sweep, idx: list[int], model: str) -> None:
+    """On ``ax``, the input-driven part ``y - ybar`` of the PT test trajectories ``idx``: the
+    truth, the best run of ``sw`` (mode 0, labelled ``LRU + model``) and the causal linear
+    filter's predictions."""
+    ybar = pt.y_train.mean(axis=0)
+    pred = sw.predict(pt.v_test[idx], 0)
+    lin = filter_prediction(pt.v_train, pt.y_train, pt.v_test[idx])
+    for k, i in enumerate(idx):
+        ax.plot(pt.y_test[i] - ybar, f"C{k}", lw=3, alpha=0.4, label=f"truth {i + 1}")
+        ax.plot(pred[k] - ybar, f"C{k}--", label=f"LRU + {model} {i + 1}")
+        ax.plot(lin[k] - ybar, f"C{k}:", label=f"linear filter {i + 1}")
+    ax.set(xlabel="step k", ylabel="y − mean trajectory")
+    ax.legend(fontsize=7, ncol=3)
 
 
 def pt_live_figure(pt: Dataset, sw: Sweep, n: int, title: str) -> Figure:
     """Left: the input-driven part ``y - ybar`` of the first ``n`` test trajectories, with the
     model's (mode 0) and the causal linear filter's predictions; right: the learned eigenvalues."""
-    ybar = pt.y_train.mean(axis=0)
-    pred = sw.predict(pt.v_test[:n], 0)
-    lin = filter_prediction(pt.v_train, pt.y_train, pt.v_test[:n])
     lam = sw.eigenvalues(0)
     fig, (ax, axe) = plt.subplots(1, 2, figsize=(10, 3.5), width_ratios=(2.2, 1))
-    for i in range(n):
-        c = f"C{i}"
-        ax.plot(pt.y_test[i] - ybar, c, lw=3, alpha=0.4, label=f"truth {i + 1}")
-        ax.plot(pred[i] - ybar, c + "--", label=f"LRU + MLP {i + 1}")
-        ax.plot(lin[i] - ybar, c + ":", label=f"linear filter {i + 1}")
-    ax.set(xlabel="step k", ylabel="y − mean trajectory", title=title)
-    ax.legend(fontsize=7, ncol=3)
+    _input_driven(ax, pt, sw, list(range(n)), "MLP")
+    ax.set_title(title)
     t = np.linspace(0, 2 * np.pi, 200)
     axe.plot(np.cos(t), np.sin(t), "k", lw=0.5)
     axe.plot(lam.real, lam.imag, ".")
@@ -48,32 +42,26 @@ def pt_live_figure(pt: Dataset, sw: Sweep, n: int, title: str) -> Figure:
     return fig
 
 
-def sensitivity_figure(sens: Sensitivity, relative: float) -> Figure:
+def sensitivity_figure(sens: dict[str, np.ndarray], relative: float) -> Figure:
     """Left: one Lorenz output (``z_1 / 10``), perturbed and unforced; right: box plots of the
-    relative output changes of Lorenz and Lotka-Volterra, log scale."""
+    relative output changes of Lorenz and Lotka-Volterra, log scale (``sens``: of
+    :func:`~lrnn_core.orvieto.ode_flows.sensitivity_run`)."""
     fig, (ax, axc) = plt.subplots(1, 2, figsize=(10, 3.2))
-    ax.plot(sens.y[0] / 10, label="y (input v)")
-    ax.plot(sens.y2[0] / 10, "--", label="y (input v + 1e-3 w)")
-    ax.plot(sens.y_free / 10, "k:", label="unforced (v = 0)")
+    ax.plot(sens["y"][0] / 10, label="y (input v)")
+    ax.plot(sens["y2"][0] / 10, "--", label="y (input v + 1e-3 w)")
+    ax.plot(sens["y_free"] / 10, "k:", label="unforced (v = 0)")
     ax.set(xlabel="step k", ylabel="z₁ / 10", title="Lorenz, 512 steps of Δ = 0.002")
     ax.legend(fontsize=8)
-    axc.boxplot([sens.change, sens.lv_change], tick_labels=["Lorenz", "Lotka-Volterra"])
+    axc.boxplot([sens["change"], sens["lv_change"]], tick_labels=["Lorenz", "Lotka-Volterra"])
     axc.set(yscale="log", ylabel="max |Δy| / std(y)", title=f"input perturbation {relative:g}")
     return fig
 
 
-def _missing(ax: plt.Axes, text: str) -> None:
-    ax.text(0.5, 0.5, text, ha="center", transform=ax.transAxes, wrap=True)
-
-
-def mse_figure(run: StoredRun, missing: str) -> Figure:
+def mse_figure(run: StoredRun) -> Figure:
     """Per system (LV, LZ): every seed's test MSE per readout and mode, the paper's best-of-seeds
-    values (red, :data:`PAPER_MSE`) and the two baselines; ``missing`` where not stored."""
+    values (red, :data:`PAPER_MSE`) and the two baselines."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharey=True)
     for ax, system in zip(axes, ("LV", "LZ"), strict=True):
-        if not run.have[system]:
-            _missing(ax, missing)
-            continue
         for i, (s, r, m) in enumerate(k for k in PAPER_MSE if k[0] == system):
             per_seed = run.rows[f"{s} {r}", m]["per_seed"]
             ax.plot(np.full(len(per_seed), i), per_seed, "o", color="C0", alpha=0.6)
@@ -90,20 +78,17 @@ def mse_figure(run: StoredRun, missing: str) -> Figure:
     return fig
 
 
-def seeds_figure(run: StoredRun, seeds: tuple[int, ...], missing: str) -> Figure:
+def seeds_figure(run: StoredRun, seeds: tuple[int, ...]) -> Figure:
     """Fig. 14: training loss per epoch of the Lorenz MLP (Lambda trained), one curve per seed,
-    with the two baselines; ``missing`` where Lorenz is not stored."""
+    with the two baselines."""
     fig, ax = plt.subplots(figsize=(6, 3.2))
-    if run.have["LZ"]:
-        curves = np.asarray(run.rows["LZ MLP", True]["train_loss_per_seed"])
-        for s, c in zip(seeds, curves, strict=True):
-            ax.plot(np.arange(1, c.size + 1), c, label=f"seed {s}")
-        base = run.baselines["LZ"]
-        ax.axhline(base["ignores input"], color="gray", ls="--", label="ignores input")
-        ax.axhline(base["linear"], color="k", ls=":", label="linear filter")
-        ax.legend(fontsize=8)
-    else:
-        _missing(ax, missing)
+    curves = np.asarray(run.rows["LZ MLP", True]["train_loss_per_seed"])
+    for s, c in zip(seeds, curves, strict=True):
+        ax.plot(np.arange(1, c.size + 1), c, label=f"seed {s}")
+    base = run.baselines["LZ"]
+    ax.axhline(base["ignores input"], color="gray", ls="--", label="ignores input")
+    ax.axhline(base["linear"], color="k", ls=":", label="linear filter")
+    ax.legend(fontsize=8)
     ax.set(yscale="log", xlabel="epoch", ylabel="train MSE", title="Lorenz (stored run)")
     return fig
 
@@ -114,15 +99,9 @@ def prediction_figure(
     """One PT test trajectory's input-driven part, the live model with ``readout`` (best seed)
     and the causal linear filter; the title carries the scale and the model's test MSE."""
     sw = live[f"PT {readout}"]
-    ybar = pt.y_train.mean(axis=0)
-    v = pt.v_test[trajectory : trajectory + 1]
     fig, ax = plt.subplots(figsize=(7, 3))
-    ax.plot(pt.y_test[trajectory] - ybar, "k", lw=2, alpha=0.4, label="truth")
-    ax.plot(sw.predict(v, 0)[0] - ybar, "C1--", label=f"LRU + {readout}")
-    ax.plot(filter_prediction(pt.v_train, pt.y_train, v)[0] - ybar, "C2:", label="linear filter")
+    _input_driven(ax, pt, sw, [trajectory], readout)
     ax.set_title(f"PT, live ({scale}): test MSE {sw.summary(0)['best']:.3g}")
-    ax.set(xlabel="step k", ylabel="y − mean trajectory")
-    ax.legend(fontsize=8)
     return fig
 
 

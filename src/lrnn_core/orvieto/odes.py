@@ -39,18 +39,6 @@ from lrnn_core.core.validate import (
 )
 from lrnn_core.orvieto.wavelets import wavelet_basis
 
-__all__ = [
-    "SYSTEMS",
-    "ControlledODE",
-    "low_frequency_inputs",
-    "lorenz",
-    "lotka_volterra",
-    "ode",
-    "protein_transduction",
-    "solve",
-    "trajectories",
-]
-
 Field = Callable[[Array, Array], Array]
 
 

@@ -1,6 +1,7 @@
 """The learned-reconstruction chapter's figures (Orvieto et al., ICML 2024, §4.2, Fig. 4): each
 function takes the computed data, draws a new Figure and returns it; the titles (or, for Fig. 4,
-the live run's legend entries) name the scale that produced the data."""
+the live run's legend entries) name the scale that produced the data. :func:`stored_table` shows
+every stored cell as a Markdown table."""
 
 from __future__ import annotations
 
@@ -11,8 +12,14 @@ import numpy as np
 from jaxtyping import ArrayLike, Float
 from matplotlib.figure import Figure
 
-from lrnn_core.orvieto.reconstruction import ReconstructionRun
-from lrnn_core.orvieto.reconstruction_experiments import HEADS, Fig4Row
+from lrnn_core.core.verdicts import times_below
+from lrnn_core.orvieto.reconstruction import (
+    HEADS,
+    Cells,
+    Fig4Row,
+    ReconstructionRun,
+    cell_baselines,
+)
 
 __all__ = [
     "decoder_frame",
@@ -20,13 +27,37 @@ __all__ = [
     "examples_figure",
     "fig4_figure",
     "pathfinder_figure",
+    "stored_table",
 ]
 
 #: the two baselines of every Fig. 4 cell
 BASES = ("ignores input", "linear")
 
-Cells = Mapping[tuple[str, str, int], Fig4Row]
 Live = Mapping[str, Mapping[tuple[str, int], Fig4Row]]
+
+
+#: the header of :func:`stored_table` (Markdown, ten columns)
+TABLE_HEAD = (
+    "| data | N | decoder | held-out (best / median) | train | mean image "
+    "| Vandermonde | trained linear | below better baseline | seconds |\n|" + "---|" * 10
+)
+
+
+def stored_table(stored: Cells, sizes: Mapping[str, Sequence[int]]) -> str:
+    """Every stored cell as a Markdown row under :data:`TABLE_HEAD`, data set by data set, ``N``
+    then decoder: held-out MSE (best / median), median training MSE, the baselines
+    (:func:`~lrnn_core.orvieto.reconstruction.cell_baselines`) and how many times the median sits
+    below the better one (:func:`~lrnn_core.core.verdicts.times_below`)."""
+    rows = []
+    for name, N, head in ((d, N, h) for d in sizes for N in sizes[d] for h in HEADS):
+        r, b = stored[name, head, N], cell_baselines(stored, name, head, N)
+        rows.append(
+            f"| {name} | {N} | {head} | {r['best']:.2e} / {r['median']:.2e} | "
+            f"{np.median(r['train_mse']):.2e} | {b['ignores input']:.2e} | "
+            f"{b['linear']:.2e} | {b.get('linear decoder, trained', np.nan):.2e} | "
+            f"×{times_below(r['median'], b):.2f} | {r['wall_s']:.0f} |"
+        )
+    return "\n".join([TABLE_HEAD, *rows])
 
 
 def _image(ax: plt.Axes, u: Float[ArrayLike, " L"]) -> None:
@@ -76,8 +107,7 @@ def fig4_figure(
     ``N`` (stored run: lines, at ``sizes[name]``; live run: open markers), the mean image, the
     untrained Vandermonde inverse (eq. 5 at ``k = L``) and the better baseline over ``margin``;
     the axis stops at the paper's floor ``1e-5``."""
-    fig, axes = plt.subplots(1, len(live), figsize=(10, 3.8), sharey=True, squeeze=False)
-    axes = axes[0]
+    fig, (axes,) = plt.subplots(1, len(live), figsize=(10, 3.8), sharey=True, squeeze=False)
     for ax, name in zip(axes, live, strict=True):
         _fig4_panel(ax, stored, sizes[name], live[name], name, margin, scale)
     axes[0].set_ylim(bottom=1e-5)  # the paper's axis floor (Fig. 4: 1e-5 ... 1e-1)
@@ -125,8 +155,7 @@ def eigenvalue_figure(runs: Mapping[str, ReconstructionRun], N: int, scale: str)
         ax1.plot(lam1.real, lam1.imag, ".", color=color, ms=3, label=f"trained, {head}")
         step = np.abs(lam1) - np.abs(lam0)
         ax2.plot(np.abs(lam0), step, ".", color=color, ms=3, label=head)
-    ax1.set(aspect="equal", xlabel="Re λ", ylabel="Im λ")
-    ax1.set_title(f"MNIST, N = {N} (scale: {scale})")
+    ax1.set(aspect="equal", xlabel="Re λ", ylabel="Im λ", title=f"MNIST, N = {N} (scale: {scale})")
     ax2.axhline(0, color="k", lw=0.5)
     ax2.set(xlabel="initial |λ|", ylabel="trained |λ| − initial |λ|")
     ax1.legend(fontsize=7, markerscale=3)

@@ -1,6 +1,6 @@
 """The figures of the sparse-inputs chapter (Orvieto et al., ICML 2024, App. E.2, Figs. 9-12, and
 §3.1.3): each function takes the computed data, draws a new Figure and returns it. Every title
-names the ``scale`` that produced the data.
+names the ``scale`` that produced the data (Figs. 9 and 12: the ``title`` the caller gives).
 """
 
 from __future__ import annotations
@@ -12,21 +12,7 @@ import numpy as np
 from jaxtyping import ArrayLike, Float
 from matplotlib.figure import Figure
 
-from lrnn_core.orvieto.sparse import Sweep
-from lrnn_core.orvieto.sparse_experiments import LOG10_SINGULAR, SweepSet, sweep_curves
-
-__all__ = [
-    "atoms_figure",
-    "fig9_figure",
-    "fig12_figure",
-    "hippo_figure",
-    "sweeps_figure",
-    "wavelets_figure",
-    "widget_figure",
-]
-
-#: ``summaries[N]`` of :func:`~lrnn_core.orvieto.sparse_experiments.summarise`.
-Summaries = Mapping[int, Mapping[str, float | int | bool]]
+from lrnn_core.orvieto.sparse import LOG10_SINGULAR, Sweep, SweepSet, sweep_curves
 
 
 def wavelets_figure(
@@ -41,9 +27,10 @@ def wavelets_figure(
         basis = np.asarray(basis)
         for j in columns:
             ax.plot(basis[:, j], lw=1, label=f"column {j}")
-        ax.set(title=f"{name}, L={basis.shape[0]}", xlabel="time step")
+        ax.set(title=name, xlabel="time step")
     np.atleast_1d(axes)[0].legend(fontsize=7)
-    fig.suptitle(f"wavelet bases (scale: {scale}, same at every scale)", fontsize=9)
+    L = len(basis)
+    fig.suptitle(f"wavelet bases, L={L} (scale: {scale}, same at every scale)", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -54,18 +41,17 @@ def sweeps_figure(
     """Figs. 10-11: per ``N``, the rank of ``V_k`` (dotted: its certified lower bound), the rank of
     the complex ``Gamma_k = V_k Psi_k`` (eq. 6) and the relative error of ``Omega_k x_k``
     (eq. 7) against ``k``; medians and ranges of
-    :func:`~lrnn_core.orvieto.sparse_experiments.sweep_curves`."""
+    :func:`~lrnn_core.orvieto.sparse.sweep_curves`."""
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
     L = 0
     for N, res in results.items():
-        c = sweep_curves(res)
-        L = res.v_lower.shape[-1]
-        (line,) = axes[0].plot(res.v_grid, c.v_rank, lw=1.2, label=f"N={N}")
-        axes[0].plot(np.arange(1, L + 1), c.v_lower, lw=0.8, ls=":", color=line.get_color())
-        axes[1].plot(res.ks, c.rank_gamma[0], lw=1.2, label=f"N={N}")
-        axes[1].fill_between(res.ks, *c.rank_gamma[1:], alpha=0.2)
-        axes[2].semilogy(c.k_seen, c.error[0], lw=0.8, label=f"N={N}")
-        axes[2].fill_between(c.k_seen, *c.error[1:], alpha=0.15)
+        c, L, label = sweep_curves(res), res.v_lower.shape[-1], f"N={N}"
+        (line,) = axes[0].plot(res.v_grid, c["v_rank"], lw=1.2, label=label)
+        axes[0].plot(np.arange(1, L + 1), c["v_lower"], lw=0.8, ls=":", color=line.get_color())
+        axes[1].plot(res.ks, c["rank_gamma"][0], lw=1.2, label=label)
+        axes[1].fill_between(res.ks, *c["rank_gamma"][1:], alpha=0.2)
+        axes[2].semilogy(c["k_seen"], c["error"][0], lw=0.8, label=label)
+        axes[2].fill_between(c["k_seen"], *c["error"][1:], alpha=0.15)
     axes[0].set(xlabel="k", ylabel="rank")
     axes[0].set_title(r"rank of $V_k$ (dotted: certified lower bound)")
     axes[1].set(xlabel="k", ylabel="rank")
@@ -82,11 +68,14 @@ def sweeps_figure(
 
 
 def atoms_figure(
-    by_basis: Mapping[tuple[str, str], Summaries], level: float, *, scale: str
+    by_basis: Mapping[tuple[str, str], Mapping[int, Mapping[str, float]]],
+    level: float,
+    *,
+    scale: str,
 ) -> Figure:
-    """The median largest error over ``k`` against ``N`` for each (ring, atoms) of
-    :func:`~lrnn_core.orvieto.sparse_checks.summaries_by_basis`, solid on the first ring, dashed
-    on the others; dotted: the "perfect" ``level``."""
+    """The median largest error over ``k`` against ``N`` for each (ring, atoms), ``by_basis[ring,
+    atoms]`` of :func:`~lrnn_core.orvieto.sparse.summarise`, solid on the first ring, dashed on
+    the others; dotted: the "perfect" ``level``."""
     fig, ax = plt.subplots(figsize=(6, 3.6))
     first = next(iter(by_basis))[0]
     Ns: list[int] = []
@@ -108,10 +97,10 @@ def fig9_figure(
     Ps: Sequence[int],
     *,
     title: str,
-    scale: str,
 ) -> Figure:
     """Fig. 9: one heat map per ring of ``log10 cond`` (NaN: numerically singular, written
-    "sing.", drawn at the top of the colour scale, ``log10(1/eps)``), ``N`` up, ``P`` across."""
+    "sing.", drawn at the top of the colour scale, ``log10(1/eps)``), ``N`` up, ``P`` across;
+    ``title`` names the scale."""
     levels = np.asarray(levels)
     fig, axes = plt.subplots(1, len(r_mins), figsize=(15, 3.4), sharey=True)
     im = None
@@ -126,7 +115,7 @@ def fig9_figure(
         ax.set(yticklabels=Ns, xlabel="sparseness parameter P", title=f"r_min={r}")
     axes[0].set_ylabel("hidden state size N")
     fig.colorbar(im, ax=axes, label=r"$\log_{10}$ cond$(\Gamma_L^\top\Gamma_L)$, real-stacked")
-    fig.suptitle(f"{title} (scale: {scale})", y=1.06)
+    fig.suptitle(title, y=1.06)
     return fig
 
 
@@ -136,10 +125,10 @@ def fig12_figure(
     Ps: Sequence[int],
     *,
     title: str,
-    scale: str,
 ) -> Figure:
     """Fig. 12: per reading, the median against ``P`` of each wavelet family (non-finite values
-    not drawn) and the Vandermonde inverse's median, dashed (or, if singular, only named)."""
+    not drawn) and the Vandermonde inverse's median, dashed (or, if singular, only named);
+    ``title`` names the scale."""
     fig, axes = plt.subplots(1, len(readings), figsize=(15, 3.8))
     for ax, reading in zip(axes, readings, strict=True):
         for name, v in stats[reading, "median"].items():
@@ -153,7 +142,7 @@ def fig12_figure(
         ax.set(xscale="log", yscale="log", xticks=Ps, xticklabels=Ps)
         ax.set(xlabel="sparseness P", title=f"{reading} (median)")
         ax.legend(fontsize=7)
-    fig.suptitle(f"{title} (scale: {scale})")
+    fig.suptitle(title)
     fig.tight_layout()
     return fig
 
@@ -201,13 +190,14 @@ def widget_figure(
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.2))
     axes[0].plot(u, "k", lw=1.5, label="input")
     axes[0].plot(np.asarray(rec), "C1", lw=1, label=r"$\Omega_L x_L$")
-    axes[0].set(xlabel="time step", title=f"reconstruction from x_L (N={N}, P={P})")
+    axes[0].set(xlabel="time step", title="reconstruction from x_L")
     axes[0].legend(fontsize=8)
     axes[1].semilogy(sweep.ks, sweep.rel_error, lw=1)
     axes[1].set(ylim=(1e-17, 10), xlabel="k", ylabel="relative error")
     axes[1].set_title(f"error up to step k; rank Γ_L = {sweep.rank_gamma[-1]}")
     fig.suptitle(
-        f"L={len(u)}, λ ~ T(0.95, 1) (widget; scale: {scale}, same at every scale)", fontsize=9
+        f"N={N}, P={P}, L={len(u)}, λ ~ T(0.95, 1) (widget; scale: {scale}, same at every scale)",
+        fontsize=9,
     )
     fig.tight_layout()
     return fig
