@@ -1,28 +1,36 @@
 """Tests of lrnn_core.wang_li_li.classification on numbers: NumPy references for the data, logits
 and loss; the mixing matrix is negative semidefinite for any P; the authors' initialisation; the
 same start for all parameterisations; training lowers the loss; seeds are independent of each
-other."""
+other; the class-prior error by counting, the logistic regression against separable and
+label-noise data, the paired verdict against a hand computed t statistic."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.stats
 
 from lrnn_core.wang_li_li.classification import (
+    HIGHER,
     MNIST_MEAN,
     MNIST_STD,
     Classifier,
     SequenceData,
+    class_prior_error,
     classifier_logits,
     compare_parameterisations,
     evaluate,
     initial_classifiers,
+    logistic_regression_error,
+    mean_se,
     mixing_weight,
+    paired_t_critical,
+    paired_verdict,
+    per_seed_measures,
     pixel_sequences,
-    same_start,
     train_classifier,
 )
-from lrnn_core.wang_li_li.ctrnn import PARAMETERISATIONS, recurrent_weight
+from lrnn_core.wang_li_li.ctrnn import PARAMETERISATIONS, raw_from_weight, recurrent_weight
 
 
 def _numpy_logits(params, x, dt):
@@ -101,12 +109,12 @@ def test_initialisation_is_the_authors():
     assert np.abs(np.median(np.log(np.expm1(-lam)))) < 0.3  # the raw values have median ~0
 
 
-def test_same_start_gives_the_same_function():
+def test_reexpressed_start_gives_the_same_function():
     direct = initial_classifiers([0, 1], 8, n_classes=3)
     x = np.random.default_rng(2).normal(size=(2, 4, 30, 1)).astype(np.float32)
     ref = jax.vmap(lambda p, xs: classifier_logits(p, xs, parameterisation="direct"))(direct, x)
     for p in PARAMETERISATIONS:
-        start = same_start(direct, p)
+        start = direct._replace(raw=raw_from_weight(direct.raw, p))  # as compare_... does
         np.testing.assert_allclose(recurrent_weight(start.raw, p), direct.raw, rtol=1e-5)
         out = jax.vmap(lambda q, xs, p=p: classifier_logits(q, xs, parameterisation=p))(start, x)
         np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-6)
@@ -161,3 +169,103 @@ def test_train_classifier_rejects_bad_arguments():
     nan = SequenceData(data.u.at[0, 0, 0].set(jnp.nan), data.labels)
     with pytest.raises(ValueError, match="non-finite"):
         evaluate(jax.tree.map(lambda a: a[0], init), nan, parameterisation="direct")
+
+
+def test_class_prior_error_counts_the_most_frequent_training_class():
+    train = np.array([0, 1, 1, 2, 1, 0])  # class 1 most frequent
+    test = np.array([1, 1, 0, 2, 2])  # two of five are class 1
+    assert class_prior_error(train, test, n_classes=3) == pytest.approx(3 / 5)
+    # a tie goes to the smallest label
+    assert class_prior_error(np.array([2, 0, 2, 0]), np.array([0, 2]), n_classes=3) == 0.5
+
+
+def test_logistic_regression_separates_linearly_separable_classes():
+    rng = np.random.default_rng(0)
+    centres = np.array([[4.0, 0.0], [-4.0, 0.0], [0.0, 4.0]])
+    y = rng.integers(0, 3, 600)
+    x = centres[y] + 0.3 * rng.normal(size=(600, 2))
+    err = logistic_regression_error(
+        x[:400, :, None], y[:400], x[400:, :, None], y[400:], n_classes=3
+    )
+    assert err == 0.0
+
+
+def test_logistic_regression_is_at_chance_on_inputs_unrelated_to_labels():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(4000, 3))
+    y = rng.integers(0, 2, 4000)
+    err = logistic_regression_error(x[:2000], y[:2000], x[2000:], y[2000:], n_classes=2)
+    # chance is 1/2; binomial s.e. of 2000 test labels is 0.011
+    assert abs(err - 0.5) < 0.05
+
+
+def test_paired_verdict_matches_the_t_statistic():
+    cand = np.array([0.70, 0.72, 0.71, 0.69])
+    ref = np.array([0.60, 0.61, 0.63, 0.60])
+    d = cand - ref
+    t_crit = scipy.stats.t.ppf(1 - 0.05 / (2 * 3), 3)
+    verdict, dbar, margin = paired_verdict(cand, ref, higher_is_better=True, n_tests=3)
+    assert dbar == pytest.approx(d.mean())
+    assert margin == pytest.approx(t_crit * d.std(ddof=1) / 2)
+    assert verdict == "better"
+    # lower is better: the same numbers are "worse"
+    assert paired_verdict(cand, ref, higher_is_better=False, n_tests=3)[0] == "worse"
+    # equal runs are a tie
+    assert paired_verdict(ref, ref, higher_is_better=True)[0] == "tie"
+    # a difference within the spread is a tie
+    assert paired_verdict([1.0, 0.0, 1.0], [0.0, 1.0, 0.0], higher_is_better=True)[0] == "tie"
+
+
+def test_paired_t_critical_bonferroni():
+    assert paired_t_critical(3, n_tests=9) == pytest.approx(scipy.stats.t.ppf(1 - 0.025 / 9, 2))
+    with pytest.raises(ValueError, match="n_seeds"):
+        paired_t_critical(1)
+
+
+def test_untrained_scores_evaluate_each_seed_start(monkeypatch):
+    from lrnn_core.wang_li_li import classification
+
+    def fake_start(seeds, N):  # one "network" per seed: its seed and width
+        return {"seed": np.array(seeds, float), "N": np.full(len(seeds), float(N))}
+
+    def fake_evaluate(net, data, *, parameterisation, dt):
+        assert parameterisation == "direct"
+        return float(net["seed"]) + dt, float(net["N"]) / 100
+
+    monkeypatch.setattr(classification, "initial_classifiers", fake_start)
+    monkeypatch.setattr(classification, "evaluate", fake_evaluate)
+    got = classification.untrained_scores([3, 4], 16, None, dt=0.5)
+    np.testing.assert_allclose(got, [[3.5, 0.16], [4.5, 0.16]])
+
+
+def test_per_seed_measures_mean_se_and_verdicts():
+    from types import SimpleNamespace
+
+    def run(acc, loss):
+        return SimpleNamespace(
+            test_accuracy=np.array(acc), test_loss=np.array(loss),
+            train_loss=np.array([[2.0, 1.0]] * len(acc)) * np.array(loss)[:, None],
+        )  # fmt: skip
+
+    runs = {
+        "exp": run([0.80, 0.82, 0.81], [0.5, 0.5, 0.6]),
+        "direct": run([0.5, 0.52, 0.5], [1.0, 1.1, 1.0]),
+    }
+    per_seed = per_seed_measures(runs, np.array([[2.3, 0.1]] * 3))
+    np.testing.assert_allclose(per_seed["exp"]["acc"], [80.0, 82.0, 81.0])
+    np.testing.assert_allclose(per_seed["exp"]["area"], [0.75, 0.75, 0.9])  # mean of 2 l, l
+    np.testing.assert_allclose(per_seed["untrained"]["area"], [2.3] * 3)
+    m, se = mean_se([1.0, 2.0, 3.0])
+    assert (m, se) == (2.0, pytest.approx(1 / np.sqrt(3)))
+
+    def versus_direct(p, k):  # the chapter's comparison, Bonferroni over 3 measures
+        return paired_verdict(
+            per_seed[p][k], per_seed["direct"][k], higher_is_better=HIGHER[k], n_tests=3
+        )
+
+    want = paired_verdict(
+        per_seed["exp"]["acc"], per_seed["direct"]["acc"], higher_is_better=True, n_tests=3
+    )
+    assert versus_direct("exp", "acc") == want and want[0] == "better"
+    assert versus_direct("exp", "loss")[0] == "better"  # lower loss is better
+    assert versus_direct("untrained", "acc")[0] == "worse"

@@ -20,7 +20,14 @@ from lrnn_core.core.targets import (
     white_inputs,
 )
 from lrnn_core.core.train import mse_loss, train, train_params
-from lrnn_core.wang_li_li.classification import SequenceData, initial_classifiers, pixel_sequences
+from lrnn_core.wang_li_li.classification import (
+    SequenceData,
+    class_prior_error,
+    initial_classifiers,
+    logistic_regression_error,
+    paired_verdict,
+    pixel_sequences,
+)
 from lrnn_core.wang_li_li.ctrnn import (
     ctrnn_outputs,
     init_ctrnn,
@@ -34,15 +41,10 @@ from lrnn_core.wang_li_li.fitting import (
     train_ctrnn,
 )
 from lrnn_core.wang_li_li.perturbation import perturb, perturbation_error, perturbed_losses
-from lrnn_core.wang_li_li.reparam_mnist import (
-    class_prior_error,
-    logistic_regression_error,
-    ordering_status,
-    paired_verdict,
-)
-from lrnn_core.wang_li_li.reparam_perturbation import (
+from lrnn_core.wang_li_li.reparameterisation import (
+    NLData,
     authors_betas,
-    model_draw_losses,
+    nl_error_sets,
     separated,
     sets_of_draws,
 )
@@ -451,15 +453,14 @@ BAD_CALLS = [
     ("zero perturb_range", lambda: authors_betas(0), ValueError, "perturb_range"),
     (
         "decreasing betas",
-        lambda: model_draw_losses(
-            [PARAMS],
-            U,
-            Y,
+        lambda: nl_error_sets(
+            {("tanh", "direct"): [PARAMS]},
+            NLData(None, None, U, Y, 0.0),
             [0.1, 0.0],
             key=KEY,
-            draws=1,
-            activation="tanh",
-            parameterisation="direct",
+            repeats=1,
+            sets=1,
+            dt=1.0,
             perturbed="all",
         ),  # fmt: skip
         ValueError,
@@ -475,15 +476,14 @@ BAD_CALLS = [
     ("NaN in separated", lambda: separated([np.nan], [1.0]), ValueError, "NaN"),
     (
         "no models",
-        lambda: model_draw_losses(
-            [],
-            U,
-            Y,
+        lambda: nl_error_sets(
+            {("tanh", "direct"): []},
+            NLData(None, None, U, Y, 0.0),
             [0.0],
             key=KEY,
-            draws=1,
-            activation="tanh",
-            parameterisation="direct",
+            repeats=1,
+            sets=1,
+            dt=1.0,
             perturbed="all",
         ),
         ValueError,
@@ -508,14 +508,6 @@ BAD_CALLS = [
         lambda: paired_verdict([1.0, 2.0], [0.0, 1.0], higher_is_better="yes"),
         TypeError,
         "higher_is_better",
-    ),
-    (
-        "NaN baseline",
-        lambda: ordering_status(
-            {"a": "better"}, error=0.1, baselines={"linear": np.nan}, margin=1.0
-        ),
-        ValueError,
-        "baselines",
     ),
 ]
 

@@ -10,7 +10,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from lrnn_core.core.memory import DecayFit
-from lrnn_core.wang_li_li.memory_experiments import LRUMemory, PairedMemory, RNNSample
+from lrnn_core.wang_li_li.memory import PairedMemory, RNNSample
 from lrnn_core.wang_li_li.memory_figures import (
     lru_figure,
     paired_figure,
@@ -79,7 +79,7 @@ def test_random_rnn_figure_normalises_each_memory():
 def test_lru_and_paired_figures_draw_the_memories():
     fit = DecayFit(rate=np.log(2), log_amplitude=0.0, r2=1.0)
     rows = [
-        LRUMemory(4, name, np.log(2), fit, fit, M, 2 * M)
+        PairedMemory(fit, fit, M, 2 * M, 4, name, np.log(2))
         for name in ("LRU", "LRU + MLP", "2 x (LRU + MLP)")
     ]
     fig = lru_figure(rows, scale="ci")

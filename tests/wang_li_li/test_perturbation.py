@@ -8,15 +8,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, init_ctrnn
+from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs
 from lrnn_core.wang_li_li.fitting import fit_linear_rnn, geometric_rates, kernel_loss
 from lrnn_core.wang_li_li.perturbation import (
     bias_response_error,
     check_betas,
-    kernel_perturbation_error,
     linear_perturbation_errors,
     lru_perturbed_modulus,
-    output_perturbation_error,
     perturb,
     perturbation_error,
     perturbed_losses,
@@ -158,15 +156,16 @@ def test_bias_rule_freezes_only_the_bias_and_keeps_the_other_noise():
 PARAMS_NO_BIAS = {"a": jnp.ones(2)}
 
 
-def test_kernel_and_output_errors_equal_the_generic_protocol():
-    """The two named losses are perturbation_error of the kernel MSE and of the output MSE."""
+def test_kernel_errors_equal_the_generic_protocol():
+    """linear_perturbation_errors is perturbation_error of the kernel MSE of the fit."""
     t = np.linspace(0.0, 20.0, 201)
     rho = np.exp(-0.5 * t)
     with jax.enable_x64(True):
         params = fit_linear_rnn(rho, t, 4, rate=0.25)
-        got = kernel_perturbation_error(
-            params, rho, t, [0.0, 0.01], key=jax.random.key(0), draws=4, perturbed="all"
-        )
+        got = linear_perturbation_errors(
+            rho, t, [4], [0.0, 0.01], key=jax.random.key(0), draws=4, perturbed="all",
+            rates=lambda N: 0.25 * np.arange(1, N + 1),
+        )[0]  # fmt: skip
         want = perturbation_error(
             lambda p: kernel_loss(p, rho, t),
             params,
@@ -177,41 +176,6 @@ def test_kernel_and_output_errors_equal_the_generic_protocol():
         )
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert got[0] < 1e-20 < got[1]  # exact fit: rate 0.5 is on the grid
-
-    ctrnn = init_ctrnn(jax.random.key(1), 3)
-    u = jax.random.normal(jax.random.key(2), (5, 12, 1))
-    y = jnp.zeros((5, 12, 1))
-    got = output_perturbation_error(
-        ctrnn,
-        u,
-        y,
-        [0.0, 0.05],
-        key=jax.random.key(3),
-        draws=3,
-        activation="tanh",
-        perturbed="all_but_bias",
-    )
-    plain = np.mean(np.asarray(ctrnn_outputs(ctrnn, u, activation="tanh")) ** 2)
-    np.testing.assert_allclose(got[0], plain, rtol=1e-5)
-    losses = [
-        np.mean(
-            np.asarray(
-                ctrnn_outputs(
-                    perturb(
-                        ctrnn,
-                        0.05,
-                        jax.random.fold_in(jax.random.key(3), i),
-                        perturbed="all_but_bias",
-                    ),
-                    u,
-                    activation="tanh",
-                )
-            )
-            ** 2
-        )
-        for i in range(3)
-    ]
-    np.testing.assert_allclose(got[1], max(losses), rtol=1e-5)
 
 
 def test_lru_perturbed_modulus_matches_a_loop_and_stays_in_the_disk():
@@ -239,7 +203,7 @@ def _least_squares_residual(rho, t, rates):
 
 def test_linear_perturbation_errors_fit_and_perturb_each_width():
     """beta = 0 is the least-squares residual of a NumPy fit; beta > 0 is the kernel error of the
-    same fit under kernel_perturbation_error, with the same key for every width."""
+    same fit under perturbation_error of the kernel MSE, with the same key for every width."""
     t = np.linspace(0.0, 30.0, 301)
     rho = (1 + 0.1 * t) ** -1.1
     key = jax.random.key(4)
@@ -250,14 +214,12 @@ def test_linear_perturbation_errors_fit_and_perturb_each_width():
         E = linear_perturbation_errors(rho, t, [2, 5], [0.0, 0.01], **geometric)
         table = linear_perturbation_errors(rho, t, [2, 5], [0.0, 0.01], **geometric, per_draw=True)
         uniform = linear_perturbation_errors(rho, t, [3], [0.0], key=key, perturbed="all")
-        want = kernel_perturbation_error(
+        want = perturbation_error(
+            lambda p: kernel_loss(p, rho, t, parameterisation="exp"),
             fit_linear_rnn(rho, t, rates=geometric_rates(5), parameterisation="exp"),
-            rho,
-            t,
             [0.0, 0.01],
             key=key,
             draws=3,
-            parameterisation="exp",
             perturbed="all",
         )
     for m, row in ((2, E[0]), (5, E[1])):

@@ -18,7 +18,6 @@ from lrnn_core.wang_li_li.sentiment import (
     integrating_lstm,
     repeated_word_fixed_point,
     repeated_word_memories,
-    repeated_word_memory,
     repeated_word_scores,
     synthetic_reviews,
 )
@@ -129,15 +128,6 @@ def test_classifier_accuracy_counts_the_decided_reviews():
         classifier_accuracy(lambda tokens: logits, None, labels[:3])
 
 
-def test_repeated_word_memory_is_the_difference_of_the_scores():
-    model = LSTMClassifier(rngs=nnx.Rngs(2))
-    memory, fit = repeated_word_memory(model, "bad", 40, window=(2.0, 20.0))
-    scores = repeated_word_scores(model, "bad", 40)
-    np.testing.assert_array_equal(memory, np.abs(np.diff(scores)))
-    assert fit == fit_decay(memory, np.arange(1, 40), tail=(2.0, 20.0))
-    assert fit.rate > 0  # an untrained small LSTM forgets
-
-
 def test_repeated_word_memories_key_each_seed_and_word():
     models = {7: LSTMClassifier(rngs=nnx.Rngs(2)), 9: LSTMClassifier(rngs=nnx.Rngs(4))}
     memory, fits = repeated_word_memories(models, ("ha",), 30, window=(2.0, 20.0))
@@ -145,4 +135,6 @@ def test_repeated_word_memories_key_each_seed_and_word():
     for key, m in memory.items():  # |s(n+1) - s(n)|, n = 1..29, and its fit
         assert m.shape == (29,) and np.all(m >= 0)
         assert fits[key] == fit_decay(m, np.arange(1, 30), tail=(2.0, 20.0))
+        scores = repeated_word_scores(models[key[0]], "ha", 30)
+        np.testing.assert_array_equal(m, np.abs(np.diff(scores)))
     assert not np.array_equal(memory[7, "ha"], memory[9, "ha"])  # one model per seed

@@ -28,11 +28,28 @@ Images become pixel sequences (row-major scan, one pixel per step, ``M = 1``), o
 block-averaged to ``side x side`` pixels first (``side = 28``: the 784-step task). Pixels are
 standardised with the usual MNIST mean 0.1307 and standard deviation 0.3081 (the normalisation of
 the authors' MNIST data module).
+
+**Baselines** (the same test set as the trained models, error = fraction misclassified):
+
+* the best predictor that **ignores the input**: always the most frequent training class, error
+  ``1 - #{n: y_n = c*} / n_test`` with ``c* = argmax_c #{train labels = c}``
+  (:func:`class_prior_error`);
+* the best **linear** classifier of the same input: multinomial logistic regression on the
+  flattened pixel sequence ``u`` (every pixel the RNN sees), ``p(y=c|u) = softmax(A u + a)_c``,
+  fitted by minimising the mean training cross-entropy plus ``(l2 / 2) |A|_F^2`` with L-BFGS
+  (a convex problem: the fit does not depend on a seed), :func:`logistic_regression_error`.
+
+**Paired verdict** (:func:`paired_verdict`): seed ``s`` starts both parameterisations from the
+same network, so the per-seed differences ``d_s`` (signed so that ``d > 0`` means "better") are
+paired; with mean ``dbar``, standard error ``se = std(d, ddof=1) / sqrt(n)`` and ``t*`` the
+two-sided ``alpha`` quantile of Student's t with ``n - 1`` degrees of freedom, Bonferroni-corrected
+for ``n_tests`` comparisons, the verdict is "better" if ``dbar > t* se``, "worse" if
+``dbar < -t* se``, else "tie".
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Literal, NamedTuple
 
@@ -40,10 +57,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+import scipy.optimize
+import scipy.special
+import scipy.stats
 from jaxtyping import Array, ArrayLike, Float, Int
 
 from lrnn_core.core.train import TrainResult, epoch_indices, train_params
 from lrnn_core.core.validate import (
+    as_float64,
     as_inexact,
     check_choice,
     check_finite,
@@ -59,22 +80,29 @@ from lrnn_core.data.mnist import load_mnist
 from lrnn_core.wang_li_li.ctrnn import PARAMETERISATIONS, raw_from_weight, recurrent_weight
 
 __all__ = [
+    "HIGHER",
     "MNIST_MEAN",
     "MNIST_STD",
     "Classifier",
     "ClassificationRun",
     "SequenceData",
     "check_classifier",
+    "class_prior_error",
     "classifier_logits",
     "compare_parameterisations",
     "evaluate",
     "initial_classifiers",
     "labelled_sequences",
+    "logistic_regression_error",
+    "mean_se",
     "mnist_pixel_data",
     "mixing_weight",
+    "paired_t_critical",
+    "paired_verdict",
+    "per_seed_measures",
     "pixel_sequences",
-    "same_start",
     "train_classifier",
+    "untrained_scores",
 ]
 
 MNIST_MEAN = 0.1307
@@ -122,33 +150,26 @@ class ClassificationRun(NamedTuple):
         """The mini-batch loss of every step (seeds, steps), before that step's update."""
         return self.training.losses
 
-    @property
-    def params(self) -> Classifier:
-        """The trained classifiers, stacked over seeds."""
-        return self.training.params
-
 
 def check_classifier(name: str, params: Classifier) -> None:
     """TypeError unless ``params`` is a :class:`Classifier`; ValueError if its shapes disagree or
     (when concrete) it holds NaN or infinity. Leading run axes are allowed."""
     if not isinstance(params, Classifier):
         raise TypeError(f"{name} must be a Classifier, got {type(params).__name__}")
-    for field in Classifier._fields:
-        as_inexact(f"{name}.{field}", getattr(params, field))
-        check_finite(f"{name}.{field}", getattr(params, field))
-    N = np.shape(params.raw)[-1]
-    n_classes = np.shape(params.c)[-1]
+    shapes = {}
+    for field, value in params._asdict().items():
+        label = f"{name}.{field}"
+        as_inexact(label, value)
+        check_finite(label, value)
+        shapes[field] = np.shape(value)
+    N, n_classes = shapes["raw"][-1], shapes["c"][-1]
     expected = {"P": (N, N), "b": (N,), "C": (n_classes, N)}
-    for field, shape in expected.items():
-        if np.shape(getattr(params, field))[-len(shape) :] != shape:
-            raise ValueError(
-                f"{name} is inconsistent: raw {np.shape(params.raw)}, P {np.shape(params.P)}, "
-                f"B {np.shape(params.B)}, b {np.shape(params.b)}, C {np.shape(params.C)}, "
-                f"c {np.shape(params.c)} (expected raw (N,), P (N, N), B (N, M), b (N,), "
-                "C (n_classes, N), c (n_classes,))"
-            )
-    if np.shape(params.B)[-2] != N:
-        raise ValueError(f"{name}.B must have shape (N={N}, M), got {np.shape(params.B)}")
+    consistent = all(shapes[k][-len(shape) :] == shape for k, shape in expected.items())
+    if not consistent or shapes["B"][-2:-1] != (N,):
+        raise ValueError(
+            f"{name} is inconsistent: shapes {shapes} (expected raw (N,), P (N, N), B (N, M), "
+            "b (N,), C (n_classes, N), c (n_classes,))"
+        )
 
 
 def mixing_weight(params: Classifier, parameterisation: str) -> Float[Array, "*runs N N"]:
@@ -204,11 +225,10 @@ def classifier_logits(
     u = as_inexact("u", u)
     check_ndim("u", u, 2)
     N, M = params.B.shape
-    if u.shape[-1] != M:
-        raise ValueError(f"u must have shape (..., L, M={M}), got {u.shape}")
-    if params.raw.shape != (N,):
+    if u.shape[-1] != M or params.raw.shape != (N,):
         raise ValueError(
-            f"params must be one classifier without a run axis, got raw {params.raw.shape}"
+            "u must have shape (..., L, M) and params be one classifier (raw (N,)), got "
+            f"u {u.shape}, raw {params.raw.shape}, B {params.B.shape}"
         )
     dt = positive_number("dt", dt)
     drive = u @ params.B.T + params.b  # (..., L, N)
@@ -230,12 +250,8 @@ def labelled_sequences(name: str, data: SequenceData, n_classes: int) -> Sequenc
     u = as_inexact(f"{name}.u", data.u)
     check_shape(f"{name}.u", u, (None, None, None))
     check_finite(f"{name}.u", u)
-    labels = np.asarray(data.labels)
+    labels = _labels(f"{name}.labels", data.labels, n_classes)
     check_shape(f"{name}.labels", labels, (u.shape[0],))
-    if not np.issubdtype(labels.dtype, np.integer):
-        raise TypeError(f"{name}.labels must be integers, got dtype {labels.dtype}")
-    if labels.min() < 0 or labels.max() >= n_classes:
-        raise ValueError(f"{name}.labels must be integers in 0..{n_classes - 1}")
     return SequenceData(u, jnp.asarray(labels, jnp.int32))
 
 
@@ -306,14 +322,6 @@ def initial_classifiers(
     return jax.tree.map(lambda *leaves: jnp.stack(leaves), *(one(s) for s in seeds))
 
 
-def same_start(direct: Classifier, parameterisation: str) -> Classifier:
-    """``direct`` (raw = eigenvalues) re-expressed in ``parameterisation``: the same network, the
-    same function, only the coordinates of the eigenvalues change (WLL App. E: "identical weight
-    configurations")."""
-    check_classifier("direct", direct)
-    return direct._replace(raw=raw_from_weight(direct.raw, parameterisation))
-
-
 def train_classifier(
     init: Classifier,
     train: SequenceData,
@@ -343,10 +351,7 @@ def train_classifier(
     check_classifier("init", init)
     check_ndim("init.raw", init.raw, 2)
     if init.raw.shape[0] != len(seeds):
-        raise ValueError(
-            f"init must be stacked over the {len(seeds)} seeds (raw of shape (seeds, N)), "
-            f"got raw of shape {init.raw.shape}"
-        )
+        raise ValueError(f"init must be stacked over the seeds {seeds}, got raw {init.raw.shape}")
     n_classes = init.c.shape[-1]
     train = labelled_sequences("train", train, n_classes)
     test = labelled_sequences("test", test, n_classes)
@@ -383,21 +388,15 @@ def train_classifier(
         progress=progress,
         desc=f"MNIST {parameterisation}",
     )
-    results = [
-        evaluate(
-            jax.tree.map(lambda a, j=j: a[j], training.params),
-            test,
-            parameterisation=parameterisation,
-            dt=dt,
-        )
-        for j in range(len(seeds))
-    ]
-    return ClassificationRun(
-        parameterisation=parameterisation,
-        seeds=seeds,
-        training=training,
-        test_loss=np.array([r[0] for r in results]),
-        test_accuracy=np.array([r[1] for r in results]),
+    results = _evaluate_each(training.params, test, parameterisation=parameterisation, dt=dt)
+    return ClassificationRun(parameterisation, seeds, training, results[:, 0], results[:, 1])
+
+
+def _evaluate_each(stacked: Classifier, test: SequenceData, **kwargs) -> np.ndarray:
+    """``(loss, accuracy)`` of :func:`evaluate` for each classifier of ``stacked`` (axis 0)."""
+    n = len(jax.tree.leaves(stacked)[0])
+    return np.array(
+        [evaluate(jax.tree.map(lambda a, j=j: a[j], stacked), test, **kwargs) for j in range(n)]
     )
 
 
@@ -413,7 +412,9 @@ def compare_parameterisations(
     **train_kwargs,
 ) -> dict[str, ClassificationRun]:
     """Train each parameterisation from the same initial classifiers (one per seed; WLL App. E,
-    Fig. 9, Table 1).
+    Fig. 9, Table 1): the direct ones (raw = eigenvalues) re-expressed in each parameterisation by
+    :func:`lrnn_core.wang_li_li.ctrnn.raw_from_weight`, the same network and function, only the
+    coordinates of the eigenvalues change (WLL App. E: "identical weight configurations").
 
     Remaining keywords go to :func:`train_classifier` (``batch_size``, ``learning_rate``,
     ``weight_decay``, ``dt``, ``progress``).
@@ -424,7 +425,7 @@ def compare_parameterisations(
     direct = initial_classifiers(seeds, N, M=train.u.shape[-1], n_classes=n_classes)
     return {
         p: train_classifier(
-            same_start(direct, p),
+            direct._replace(raw=raw_from_weight(direct.raw, p)),  # the same network
             train,
             test,
             parameterisation=p,
@@ -434,3 +435,157 @@ def compare_parameterisations(
         )
         for p in parameterisations
     }
+
+
+# --- baselines and the paired-seed comparison (WLL Fig. 9 and Table 1) ---
+
+
+def _labels(name: str, labels: ArrayLike, n_classes: int) -> np.ndarray:
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of labels, got {labels.shape}")
+    if not np.issubdtype(labels.dtype, np.integer):
+        raise TypeError(f"{name} must be integers, got dtype {labels.dtype}")
+    if labels.min() < 0 or labels.max() >= n_classes:
+        raise ValueError(f"{name} must be integers in 0..{n_classes - 1}")
+    return labels
+
+
+def class_prior_error(
+    train_labels: Int[ArrayLike, " n_train"],
+    test_labels: Int[ArrayLike, " n_test"],
+    *,
+    n_classes: int = 10,
+) -> float:
+    """Test error of the input-ignoring classifier that always answers the most frequent training
+    class (ties: the smallest label)."""
+    n_classes = positive_int("n_classes", n_classes)
+    train = _labels("train_labels", train_labels, n_classes)
+    test = _labels("test_labels", test_labels, n_classes)
+    best = int(np.argmax(np.bincount(train, minlength=n_classes)))
+    return float(np.mean(test != best))
+
+
+def _features(name: str, u: ArrayLike) -> np.ndarray:
+    u = as_float64(name, u)
+    if u.ndim < 2 or u.shape[0] == 0:
+        raise ValueError(f"{name} must have shape (n_seqs, ...) with n_seqs >= 1, got {u.shape}")
+    check_finite(name, u)
+    return u.reshape(u.shape[0], -1)
+
+
+def logistic_regression_error(
+    u_train: Float[ArrayLike, "n_train ..."],
+    train_labels: Int[ArrayLike, " n_train"],
+    u_test: Float[ArrayLike, "n_test ..."],
+    test_labels: Int[ArrayLike, " n_test"],
+    *,
+    n_classes: int = 10,
+    l2: float = 1e-4,
+    max_iter: int = 500,
+) -> float:
+    """Test error of multinomial logistic regression on the flattened inputs (module docstring):
+    minimise ``mean_n CE(softmax(A u_n + a), y_n) + (l2 / 2) |A|_F^2`` by L-BFGS (float64,
+    analytic gradient, at most ``max_iter`` iterations), then predict ``argmax(A u + a)``."""
+    n_classes = positive_int("n_classes", n_classes)
+    l2 = real_number("l2", l2, low=0.0)
+    max_iter = positive_int("max_iter", max_iter)
+    x, x_test = _features("u_train", u_train), _features("u_test", u_test)
+    if x_test.shape[1] != x.shape[1]:
+        raise ValueError(f"u_test has {x_test.shape[1]} features, u_train {x.shape[1]}")
+    y = _labels("train_labels", train_labels, n_classes)
+    y_test = _labels("test_labels", test_labels, n_classes)
+    check_shape("train_labels", y, (x.shape[0],))
+    check_shape("test_labels", y_test, (x_test.shape[0],))
+    n, d = x.shape
+    onehot = np.eye(n_classes)[y]
+
+    def loss_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
+        A, a = w[: d * n_classes].reshape(d, n_classes), w[d * n_classes :]
+        z = x @ A + a
+        log_p = z - scipy.special.logsumexp(z, axis=1, keepdims=True)
+        resid = (np.exp(log_p) - onehot) / n
+        loss = -np.sum(onehot * log_p) / n + 0.5 * l2 * np.sum(A**2)
+        grad = np.concatenate([(x.T @ resid + l2 * A).ravel(), resid.sum(axis=0)])
+        return float(loss), grad
+
+    w0 = np.zeros(d * n_classes + n_classes)
+    fit = scipy.optimize.minimize(
+        loss_and_grad, w0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter}
+    )
+    A, a = fit.x[: d * n_classes].reshape(d, n_classes), fit.x[d * n_classes :]
+    return float(np.mean(np.argmax(x_test @ A + a, axis=1) != y_test))
+
+
+def paired_t_critical(n_seeds: int, *, n_tests: int = 1, alpha: float = 0.05) -> float:
+    """``t*``: the two-sided ``alpha`` quantile of Student's t with ``n_seeds - 1`` degrees of
+    freedom, Bonferroni-corrected for ``n_tests`` comparisons:
+    ``t.ppf(1 - alpha / (2 n_tests), n_seeds - 1)``."""
+    n_seeds = positive_int("n_seeds", n_seeds)
+    if n_seeds < 2:
+        raise ValueError(f"n_seeds must be >= 2 for a standard error, got {n_seeds}")
+    n_tests = positive_int("n_tests", n_tests)
+    alpha = real_number("alpha", alpha, low=0.0, high=1.0)
+    if alpha == 0.0 or alpha == 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha}")
+    return float(scipy.stats.t.ppf(1 - alpha / (2 * n_tests), n_seeds - 1))
+
+
+def paired_verdict(
+    candidate: Float[ArrayLike, " n_seeds"],
+    reference: Float[ArrayLike, " n_seeds"],
+    *,
+    higher_is_better: bool,
+    n_tests: int = 1,
+    alpha: float = 0.05,
+) -> tuple[str, float, float]:
+    """``(verdict, dbar, margin)`` of ``candidate`` against ``reference``, paired by seed (module
+    docstring): ``d_s = candidate_s - reference_s`` (negated when ``higher_is_better`` is False),
+    ``margin = t* se``; verdict "better" if ``dbar > margin``, "worse" if ``dbar < -margin``, else
+    "tie"."""
+    higher_is_better = check_flag("higher_is_better", higher_is_better)
+    cand, ref = as_float64("candidate", candidate), as_float64("reference", reference)
+    check_shape("candidate", cand, (None,))  # one value per seed
+    check_shape("reference", ref, cand.shape)
+    check_finite("candidate", cand)
+    check_finite("reference", ref)
+    t_crit = paired_t_critical(cand.size, n_tests=n_tests, alpha=alpha)
+    d = (cand - ref) * (1.0 if higher_is_better else -1.0)
+    dbar, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+    margin = t_crit * se
+    verdict = "better" if dbar > margin else "worse" if dbar < -margin else "tie"
+    return verdict, dbar, margin
+
+
+#: The three measures of a trained classifier and the sign of "better": test accuracy (%),
+#: test loss, mean training loss over the run (the area under WLL Fig. 9's curve).
+HIGHER = {"acc": True, "loss": False, "area": False}
+
+
+def untrained_scores(
+    seeds: Sequence[int], N: int, test: SequenceData, *, dt: float
+) -> Float[np.ndarray, "seeds 2"]:
+    """``(test loss, test accuracy)`` of each seed's untrained starting network
+    (:func:`lrnn_core.wang_li_li.classification.initial_classifiers`, the same for the four
+    maps): the negative control of WLL Fig. 9 and Table 1."""
+    return _evaluate_each(initial_classifiers(seeds, N), test, parameterisation="direct", dt=dt)
+
+
+def per_seed_measures(
+    runs: Mapping[str, ClassificationRun], untrained: Float[ArrayLike, "seeds 2"]
+) -> dict[str, dict[str, np.ndarray]]:
+    """The :data:`HIGHER` measures of each seed, per parameterisation and for "untrained"
+    (its loss never moves, so its test loss stands for its training loss)."""
+    untrained = np.asarray(untrained)
+    out = {
+        p: dict(acc=100 * r.test_accuracy, loss=r.test_loss, area=r.train_loss.mean(axis=1))
+        for p, r in runs.items()
+    }
+    out["untrained"] = dict(acc=100 * untrained[:, 1], loss=untrained[:, 0], area=untrained[:, 0])
+    return out
+
+
+def mean_se(values: Float[ArrayLike, " n"]) -> tuple[float, float]:
+    """Mean and standard error ``std(ddof=1) / sqrt(n)``."""
+    values = np.asarray(values, float)
+    return values.mean(), values.std(ddof=1) / np.sqrt(len(values))

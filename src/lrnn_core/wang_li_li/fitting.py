@@ -166,25 +166,14 @@ def fitted_rnn(
     )
 
 
-def _run_data(name: str, a: ArrayLike, runs: int) -> tuple[Array, bool]:
-    """``a`` (n_seqs, L, d) shared by the runs, or (runs, n_seqs, L, d) one per run."""
-    a = as_inexact(name, a)
-    check_finite(name, a)
-    if a.ndim == 4:
-        check_shape(name, a, (runs, None, None, None))
-        return a, True
-    check_ndim(name, a, 3)
-    check_shape(name, a, (None, None, None))
-    return a, False
-
-
-def _ctrnn_batches(u, y, u_per_run, y_per_run, key, runs, batch_size):
-    """The streams and ``batch_at`` of :func:`train_ctrnn`: epoch ``e`` of run ``r`` visits the data
-    in the order ``permutation(split(fold_in(key, e), R)[r], n_seqs)``."""
+def _ctrnn_batches(u, y, y_per_run, key, runs, batch_size):
+    """The streams and ``batch_at`` of :func:`train_ctrnn` (``y`` with a run axis if
+    ``y_per_run``): epoch ``e`` of run ``r`` visits the data in the order
+    ``permutation(split(fold_in(key, e), R)[r], n_seqs)``."""
     n_seqs = u.shape[-3]
+    if batch_size > n_seqs:
+        raise ValueError(f"batch_size must be in [1, n_seqs={n_seqs}], got {batch_size}")
     streams = {"run": jnp.arange(runs)}
-    if u_per_run:
-        streams["u"] = u
     if y_per_run:
         streams["y"] = y
 
@@ -193,15 +182,15 @@ def _ctrnn_batches(u, y, u_per_run, y_per_run, key, runs, batch_size):
             return jax.random.split(jax.random.fold_in(key, epoch), runs)[stream["run"]]
 
         idx = epoch_indices(run_key, t, n_seqs=n_seqs, batch_size=batch_size)
-        return stream.get("u", u)[idx], stream.get("y", y)[idx]
+        return u[idx], stream.get("y", y)[idx]
 
     return streams, batch_at
 
 
 def train_ctrnn(
     params: CTRNN,
-    u: Float[ArrayLike, "*runs n_seqs L M"],
-    y: Float[ArrayLike, "*runs n_seqs L d_out"],
+    u: Float[ArrayLike, "n_seqs L M"],
+    y: Float[ArrayLike, "n_seqs L d_out"],
     *,
     key: Array,
     epochs: int,
@@ -211,22 +200,17 @@ def train_ctrnn(
     batch_size: int = 128,
     learning_rate: float = 0.005,
     clip_norm: float | None = None,
-    u_test: Float[ArrayLike, "*runs n_test L M"] | None = None,
-    y_test: Float[ArrayLike, "*runs n_test L d_out"] | None = None,
-    stop_below: float | None = None,
     progress: bool = True,
 ) -> TrainResult:
     """Train R CTRNNs at once with Adam on the MSE loss (WLL App. D: lr 0.005, batch 128).
 
     ``params`` carry a leading run axis R (e.g. ``jax.vmap(lambda k: init_ctrnn(k, N))(keys)``).
-    ``u`` (n_seqs, L, M) and ``y`` (n_seqs, L, d_out) are shared by the runs, or have a leading R
-    axis (one data set per run, e.g. different targets). Epoch ``e`` visits the data of run ``r`` in
-    the order ``permutation(split(fold_in(key, e), R)[r], n_seqs)``, ``n_seqs // batch_size`` steps
-    (the rest dropped). ``clip_norm`` clips the global gradient norm (the authors' code uses 0.5).
-    The loop is :func:`lrnn_core.core.train.train_params` with one round per epoch: the result's
-    ``round_losses`` (R, epochs) is the mean training loss of each epoch and ``eval_losses``
-    (R, epochs) the test MSE after each epoch (``None`` without a test set); ``stop_below`` stops
-    once every run's epoch loss is at most that value.
+    ``u`` (n_seqs, L, M) and ``y`` (n_seqs, L, d_out) are shared by the runs. Epoch ``e`` visits
+    the data of run ``r`` in the order ``permutation(split(fold_in(key, e), R)[r], n_seqs)``,
+    ``n_seqs // batch_size`` steps (the rest dropped). ``clip_norm`` clips the global gradient
+    norm (the authors' code uses 0.5). The loop is :func:`lrnn_core.core.train.train_params`
+    with one round per epoch: ``round_losses`` (R, epochs) is the mean training loss of each
+    epoch.
     """
     check_ctrnn("params", params)
     check_ndim("params.raw", params.raw, 2)
@@ -238,13 +222,13 @@ def train_ctrnn(
     batch_size = positive_int("batch_size", batch_size)
     learning_rate = positive_number("learning_rate", learning_rate)
     progress = check_flag("progress", progress)
-    u, u_per_run = _run_data("u", u, runs)
-    y, y_per_run = _run_data("y", y, runs)
-    if u.shape[-3:-1] != y.shape[-3:-1]:
+    u, y = as_inexact("u", u), as_inexact("y", y)
+    for name, a in (("u", u), ("y", y)):
+        check_ndim(name, a, 3)
+        check_shape(name, a, (None, None, None))
+        check_finite(name, a)
+    if u.shape[:2] != y.shape[:2]:
         raise ValueError(f"u and y must share (n_seqs, L), got {u.shape} and {y.shape}")
-    n_seqs = u.shape[-3]
-    if batch_size > n_seqs:
-        raise ValueError(f"batch_size must be in [1, n_seqs={n_seqs}], got {batch_size}")
     tx = optax.adam(learning_rate)
     if clip_norm is not None:
         tx = optax.chain(optax.clip_by_global_norm(positive_number("clip_norm", clip_norm)), tx)
@@ -254,20 +238,8 @@ def train_ctrnn(
         ub, yb = batch
         return jnp.mean((ctrnn_outputs(p, ub, **model) - yb) ** 2)
 
-    streams, batch_at = _ctrnn_batches(u, y, u_per_run, y_per_run, key, runs, batch_size)
-    evaluate = None
-    if u_test is not None and y_test is not None:
-        u_test, ut_per_run = _run_data("u_test", u_test, runs)
-        y_test, yt_per_run = _run_data("y_test", y_test, runs)
-        if ut_per_run:
-            streams["u_test"] = u_test
-        if yt_per_run:
-            streams["y_test"] = y_test
-
-        def evaluate(p, stream):
-            return mse(p, (stream.get("u_test", u_test), stream.get("y_test", y_test)))
-
-    per_epoch = n_seqs // batch_size
+    streams, batch_at = _ctrnn_batches(u, y, False, key, runs, batch_size)
+    per_epoch = u.shape[0] // batch_size
     return train_params(
         mse,
         params,
@@ -276,8 +248,6 @@ def train_ctrnn(
         steps=epochs * per_epoch,
         steps_per_round=per_epoch,
         optimizer=tx,
-        evaluate=evaluate,
-        stop_below=stop_below,
         progress=progress,
         desc="train_ctrnn",
     )
@@ -400,7 +370,7 @@ def train_sequential_widths(
     parameters after every epoch, so the stop and the checkpoint are applied after training.
     """
     check_choice("activation", activation, ACTIVATIONS)
-    Ns = tuple(positive_int(f"Ns[{i}]", N) for i, N in enumerate(Ns))
+    Ns = tuple(positive_int("Ns", N) for N in Ns)
     if not Ns:
         raise ValueError("Ns must hold at least one width")
     max_epochs = positive_int("max_epochs", max_epochs)
@@ -428,8 +398,6 @@ def train_sequential_widths(
         raise ValueError(
             f"u {u.shape}, y {y.shape}, u_val {u_val.shape} must share n_seqs, L and M"
         )
-    if batch_size > n_seqs:
-        raise ValueError(f"batch_size must be in [1, n_seqs={n_seqs}], got {batch_size}")
     per_epoch = n_seqs // batch_size
     model = dict(activation=activation, dt=dt)
     k_init, k_data = jax.random.split(key)
@@ -454,7 +422,7 @@ def train_sequential_widths(
             jnp.zeros(runs, u.dtype),
         )
         streams, batch_at = _ctrnn_batches(
-            u, y, False, True, jax.random.fold_in(k_data, N), runs, batch_size
+            u, y, True, jax.random.fold_in(k_data, N), runs, batch_size
         )
         streams["y_val"] = y_val
         record = train_params(

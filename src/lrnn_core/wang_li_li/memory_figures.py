@@ -13,7 +13,7 @@ from jaxtyping import ArrayLike, Float
 from matplotlib.figure import Figure
 
 from lrnn_core.core.memory import fit_decay
-from lrnn_core.wang_li_li.memory_experiments import LRUMemory, PairedMemory, RNNSample
+from lrnn_core.wang_li_li.memory import PairedMemory, RNNSample
 
 __all__ = [
     "lru_figure",
@@ -24,8 +24,15 @@ __all__ = [
     "targets_figure",
 ]
 
-#: The names of the three models of :func:`~lrnn_core.wang_li_li.memory_experiments.lru_family`.
+#: The names of the three models of :func:`~lrnn_core.wang_li_li.memory.lru_family`.
 LRU_NAMES = ("LRU", "LRU + MLP", "2 x (LRU + MLP)")
+
+
+def _finish(fig: Figure, title: str, scale: str) -> Figure:
+    """``fig`` with the suptitle ``title (scale: scale)``, laid out tight."""
+    fig.suptitle(f"{title} (scale: {scale})")
+    fig.tight_layout()
+    return fig
 
 
 def _above(m: ArrayLike, floor: float) -> np.ndarray:
@@ -55,12 +62,8 @@ def targets_figure(
         ax.set(xscale=xscale, yscale="log", xlabel="t", ylim=(1e-20, 2))
         ax.set_title(f"{xscale} time axis")
     axes[0].legend(fontsize=8)
-    fig.suptitle(
-        f"Memory of the two target functionals, dt = {dt}, L = {len(t)}; "
-        f"values below round-off (1e-14) not drawn (scale: {scale})"
-    )
-    fig.tight_layout()
-    return fig
+    title = f"Memory of the two target functionals, dt = {dt}, L = {len(t)}; "
+    return _finish(fig, title + "values below round-off (1e-14) not drawn", scale)
 
 
 def probe_family_figure(
@@ -75,7 +78,7 @@ def probe_family_figure(
 ) -> Figure:
     """``|rho|`` against the memory under ``probe`` of the targets ``e^{-rate t}`` and
     ``(1 + 0.1 t)^{-power}`` (keys ``("exp", rate)``, ``("pol", power)`` of
-    :func:`~lrnn_core.wang_li_li.memory_experiments.probe_family`), with the exponential fitted
+    :func:`~lrnn_core.wang_li_li.memory.probe_family`), with the exponential fitted
     to the probe's tail ``t >= 5`` (:func:`~lrnn_core.core.memory.fit_decay`), log-log axes."""
     t = np.asarray(t)
     fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.2))
@@ -92,9 +95,7 @@ def probe_family_figure(
         ax.set_title(f"target {label}")
         ax.legend(fontsize=7, loc="lower left")
     dt = t[1] - t[0]
-    fig.suptitle(f"dt = {dt:g}, L = {len(t)} steps (scale: {scale}, same at every scale)")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, f"dt = {dt:g}, L = {len(t)} steps", f"{scale}, same at every scale")
 
 
 def random_rnn_figure(rnns: RNNSample, *, scale: str) -> Figure:
@@ -116,12 +117,10 @@ def random_rnn_figure(rnns: RNNSample, *, scale: str) -> Figure:
     ax2.set(xscale="log", yscale="log", xlabel="spectral radius of W")
     ax2.set(ylabel="tail ratio (last 10%)", title="memory left at the end of the horizon")
     ax2.xaxis.set_minor_formatter(plt.NullFormatter())
-    fig.suptitle(f"{len(rnns.memory)} random tanh RNNs, m = 16, L = {L} (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, f"{len(rnns.memory)} random tanh RNNs, m = 16, L = {L}", scale)
 
 
-def lru_figure(rows: Sequence[LRUMemory], *, scale: str) -> Figure:
+def lru_figure(rows: Sequence[PairedMemory], *, scale: str) -> Figure:
     """The Heaviside memory of each model of the LRU family, one panel per model, each with the
     slope ``|lambda_max|^k`` of its slowest eigenvalue (dotted, shifted up by a factor e)."""
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.3), sharey=True)
@@ -134,16 +133,12 @@ def lru_figure(rows: Sequence[LRUMemory], *, scale: str) -> Figure:
         ax.set(yscale="log", ylim=(1e-18, 10), xlabel="step k", title=name)
     axes[0].set_ylabel("Heaviside memory")
     axes[0].legend(fontsize=7)
-    fig.suptitle(
-        "Memory of LRU models; dotted: slope of $|\\lambda_{max}|^k$ "
-        f"(ring [0.5, 0.95], scale: {scale})"
-    )
-    fig.tight_layout()
-    return fig
+    title = "Memory of LRU models; dotted: slope of $|\\lambda_{max}|^k$, ring [0.5, 0.95]"
+    return _finish(fig, title, scale)
 
 
 def paired_figure(
-    pairs: Sequence[PairedMemory], rows: Sequence[LRUMemory], seed: int, *, scale: str
+    pairs: Sequence[PairedMemory], rows: Sequence[PairedMemory], seed: int, *, scale: str
 ) -> Figure:
     """WLL Fig. 10 analogue: Heaviside (solid) against impulse (dashed) memories of the first
     four ``pairs`` (tanh RNNs at gain 1) and of the LRU family drawn from ``seed``."""
@@ -162,9 +157,7 @@ def paired_figure(
     axes[1].set(yscale="log", ylim=(1e-18, 10), xlabel="step k")
     axes[1].set_title(f"LRU family, seed {seed}")
     axes[1].legend(fontsize=7)
-    fig.suptitle(f"Heaviside against impulse memory (WLL Fig. 10 analogue; scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, "Heaviside against impulse memory (WLL Fig. 10 analogue)", scale)
 
 
 def sentiment_figure(
@@ -196,6 +189,4 @@ def sentiment_figure(
     axes[1].set(xlim=(0, 60), xlabel="n", ylabel="score s(n)")
     axes[1].set_title(f"the scores themselves, seed {seeds[0]}")
     axes[1].legend(fontsize=8)
-    fig.suptitle(f"SUBSTITUTE for WLL Fig. 5: synthetic-review LSTM, not IMDB (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, "SUBSTITUTE for WLL Fig. 5: synthetic-review LSTM, not IMDB", scale)

@@ -49,7 +49,7 @@ from lrnn_core.core.validate import (
     positive_number,
     real_number,
 )
-from lrnn_core.wang_li_li.ctrnn import CTRNN, output_mse
+from lrnn_core.wang_li_li.ctrnn import output_mse
 from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
 
 __all__ = [
@@ -57,12 +57,10 @@ __all__ = [
     "bias_response_error",
     "check_betas",
     "kernel_loss_of",
-    "kernel_perturbation_error",
     "linear_perturbation_errors",
     "lru_perturbed_modulus",
     "moved_by",
     "output_loss_of",
-    "output_perturbation_error",
     "perturb",
     "perturbation_error",
     "perturbation_noise",
@@ -207,11 +205,7 @@ def kernel_loss_of(parameterisation: str) -> Callable[[Params, Array, Array], Ar
     """``(params, rho, t) -> kernel_loss(params, rho, t)`` in ``parameterisation``
     (:func:`lrnn_core.wang_li_li.fitting.kernel_loss`): one function object per
     parameterisation, so that :func:`perturbed_losses` compiles once per shape."""
-
-    def loss(params: Params, rho: Array, t: Array) -> Array:
-        return kernel_loss(params, rho, t, parameterisation=parameterisation)
-
-    return loss
+    return lambda params, rho, t: kernel_loss(params, rho, t, parameterisation=parameterisation)
 
 
 @functools.cache
@@ -256,52 +250,6 @@ def perturbation_error(
         order = np.argsort(np.asarray(betas), kind="stable")
         worst[order] = np.maximum.accumulate(worst[order])
     return worst
-
-
-def kernel_perturbation_error(
-    params: Params,
-    rho: Float[ArrayLike, " T"],
-    t: Float[ArrayLike, " T"],
-    betas: Float[ArrayLike, " n_betas"],
-    *,
-    key: Array,
-    draws: int = 10,
-    parameterisation: str = "direct",
-    perturbed: str,
-) -> np.ndarray:
-    """``E_m(beta)`` of a linear RNN (WLL Def. 3.4 with Fig. 1's error): the mean squared kernel
-    error (:func:`lrnn_core.wang_li_li.fitting.kernel_loss` on the grid ``t``) of the perturbed
-    models, maximum over ``draws``. Float64 parameters are kept in float64 only inside
-    ``jax.enable_x64(True)`` (the caller's context)."""
-    return perturbation_error(
-        kernel_loss_of(parameterisation), params, betas, key=key, draws=draws,
-        perturbed=perturbed, data=(rho, t),
-    )  # fmt: skip
-
-
-def output_perturbation_error(
-    params: Params,
-    u: Float[ArrayLike, "n_seqs L M"],
-    y: Float[ArrayLike, "n_seqs L d_out"],
-    betas: Float[ArrayLike, " n_betas"],
-    *,
-    key: Array,
-    draws: int = 3,
-    activation: str,
-    parameterisation: str = "direct",
-    dt: float = 1.0,
-    perturbed: str,
-) -> np.ndarray:
-    """``E_m(beta)`` of a nonlinear CTRNN (WLL Def. 3.4 with Figs 2, 7, 8): the test MSE
-    ``mean((ctrnn_outputs(p, u) - y)^2)`` (:func:`~lrnn_core.wang_li_li.ctrnn.output_mse`) of the
-    perturbed models, maximum over ``draws``."""
-    u, y = as_inexact("u", u), as_inexact("y", y)
-    check_finite("u", u)
-    check_finite("y", y)
-    return perturbation_error(
-        output_loss_of(activation, parameterisation, dt), params, betas, key=key, draws=draws,
-        perturbed=perturbed, data=(u, y),
-    )  # fmt: skip
 
 
 def lru_perturbed_modulus(
@@ -357,48 +305,38 @@ def linear_perturbation_errors(
 
     Width ``N`` is :func:`lrnn_core.wang_li_li.fitting.fit_linear_rnn` with the decay rates
     ``rates(N)`` (default: its uniform rates), expressed in ``parameterisation``, and its error is
-    :func:`kernel_perturbation_error` with ``key``, ``draws`` and ``perturbed``, the same noise for
-    every width. ``per_draw=True`` returns the kernel error of every draw instead, (len(Ns),
-    len(betas), draws) (:func:`perturbed_losses`; NaN as ``inf``), whose maximum over the last axis
-    is ``E_m(beta)``. The fit is in float64; run inside ``jax.enable_x64(True)`` to keep the
+    the largest mean squared kernel error (:func:`lrnn_core.wang_li_li.fitting.kernel_loss`) over
+    ``draws`` perturbations (:func:`perturbed_losses` with ``key`` and ``perturbed``; NaN as
+    ``inf``), the same noise for every width. ``per_draw=True`` returns the kernel error of every
+    draw instead, (len(Ns), len(betas), draws), whose maximum over the last axis is
+    ``E_m(beta)``. The fit is in float64; run inside ``jax.enable_x64(True)`` to keep the
     perturbed kernels in float64 too."""
     Ns = [positive_int("Ns", N) for N in Ns]
     check_not_empty("Ns", np.asarray(Ns))
     if rates is not None and not callable(rates):
         raise TypeError(f"rates must be a function of the width, got {type(rates).__name__}")
-
-    def fit(N: int) -> CTRNN:
-        if rates is None:
-            return fit_linear_rnn(rho, t, N, parameterisation=parameterisation)
-        return fit_linear_rnn(rho, t, rates=rates(N), parameterisation=parameterisation)
-
     per_draw = check_flag("per_draw", per_draw)
-    if not per_draw:
-        return np.array(
-            [
-                kernel_perturbation_error(
-                    fit(N),
-                    rho,
-                    t,
-                    betas,
-                    key=key,
-                    draws=draws,
-                    parameterisation=parameterisation,
-                    perturbed=perturbed,
-                )
-                for N in Ns
-            ]
-        )
-
-    loss = kernel_loss_of(parameterisation)
-    return np.array(
+    table = np.array(
         [
             perturbed_losses(
-                loss, fit(N), betas, key=key, draws=draws, perturbed=perturbed, data=(rho, t)
-            )
+                kernel_loss_of(parameterisation),
+                fit_linear_rnn(
+                    rho,
+                    t,
+                    N,
+                    rates=None if rates is None else rates(N),
+                    parameterisation=parameterisation,
+                ),
+                betas,
+                key=key,
+                draws=draws,
+                perturbed=perturbed,
+                data=(rho, t),
+            )  # fmt: skip
             for N in Ns
         ]
     )
+    return table if per_draw else table.max(axis=2)
 
 
 def width_growth(

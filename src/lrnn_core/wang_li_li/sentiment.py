@@ -37,7 +37,6 @@ __all__ = [
     "integrating_lstm",
     "repeated_word_fixed_point",
     "repeated_word_memories",
-    "repeated_word_memory",
     "repeated_word_scores",
     "synthetic_reviews",
 ]
@@ -132,8 +131,9 @@ def _float64(model: LSTMClassifier) -> LSTMClassifier:
     return nnx.merge(graphdef, params64, rest)
 
 
-def _check_query(model: LSTMClassifier, word: str) -> None:
-    check_choice("word", word, VOCAB)
+def _check_query(model: LSTMClassifier, word: str | None) -> None:
+    if word is not None:
+        check_choice("word", word, VOCAB)
     if not isinstance(model, LSTMClassifier):
         raise TypeError(f"model must be an LSTMClassifier, got {type(model).__name__}")
 
@@ -152,16 +152,6 @@ def repeated_word_scores(model: LSTMClassifier, word: str, L: int) -> np.ndarray
         return np.asarray(jax.nn.sigmoid(logits))
 
 
-def repeated_word_memory(
-    model: LSTMClassifier, word: str, L: int, *, window: tuple[float, float]
-) -> tuple[np.ndarray, DecayFit]:
-    """The memory ``|s(n+1) - s(n)|``, ``n = 1..L-1``, of the scores of
-    :func:`repeated_word_scores` (WLL App. B, Fig. 5; float64) and its exponential fit
-    ``A e^{-rate n}`` on the ``window`` of ``n`` (:func:`lrnn_core.core.memory.fit_decay`)."""
-    memory = np.abs(np.diff(repeated_word_scores(model, word, L)))
-    return memory, fit_decay(memory, np.arange(1, L), tail=window)
-
-
 def repeated_word_memories(
     models: Mapping[int, LSTMClassifier],
     words: Sequence[str],
@@ -169,14 +159,16 @@ def repeated_word_memories(
     *,
     window: tuple[float, float],
 ) -> tuple[dict[tuple[int, str], np.ndarray], dict[tuple[int, str], DecayFit]]:
-    """:func:`repeated_word_memory` of every model (keyed by its seed) and word: the memories
-    and their fits, each keyed ``(seed, word)``."""
-    memory, fits = {}, {}
-    for seed, model in models.items():
-        for word in words:
-            memory[seed, word], fits[seed, word] = repeated_word_memory(
-                model, word, L, window=window
-            )
+    """The memory ``|s(n+1) - s(n)|``, ``n = 1..L-1``, of the scores of
+    :func:`repeated_word_scores` (WLL App. B, Fig. 5; float64) of every model (keyed by its
+    seed) and word, and its exponential fit ``A e^{-rate n}`` on the ``window`` of ``n``
+    (:func:`lrnn_core.core.memory.fit_decay`), each keyed ``(seed, word)``."""
+    memory = {
+        (seed, word): np.abs(np.diff(repeated_word_scores(model, word, L)))
+        for seed, model in models.items()
+        for word in words
+    }
+    fits = {key: fit_decay(m, np.arange(1, L), tail=window) for key, m in memory.items()}
     return memory, fits
 
 
@@ -234,8 +226,7 @@ def integrating_lstm(model: LSTMClassifier, *, gate_bias: float = 40.0) -> LSTMC
     """A copy of ``model`` whose input and forget gates are held open: their biases (gates i and
     f of ``nnx.OptimizedLSTMCell``'s order i, f, g, o) set to ``gate_bias``, so that
     ``sigma(gate) = 1`` to float64 round-off and ``c_{n+1} = c_n + g_n`` integrates the input."""
-    if not isinstance(model, LSTMClassifier):
-        raise TypeError(f"model must be an LSTMClassifier, got {type(model).__name__}")
+    _check_query(model, None)
     gate_bias = real_number("gate_bias", gate_bias, low=0.0)
     copy = nnx.clone(model)
     bias = copy.rnn.cell.dense_h.bias

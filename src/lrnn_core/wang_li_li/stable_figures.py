@@ -23,6 +23,13 @@ __all__ = [
 ]
 
 
+def _finish(fig: Figure, title: str, scale: str) -> Figure:
+    """``fig`` with the suptitle ``title (scale: scale)``, laid out tight."""
+    fig.suptitle(f"{title} (scale: {scale})")
+    fig.tight_layout()
+    return fig
+
+
 def _keys(pairs: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
     """The activations and the target names of ``(activation, name)`` keys, in order."""
     return list(dict.fromkeys(a for a, _ in pairs)), list(dict.fromkeys(n for _, n in pairs))
@@ -46,9 +53,7 @@ def linear_errors_figure(
         ax.set_title(f"{name} memory")
         ax.legend(fontsize=7)
     axes[0, 0].set_ylabel(r"perturbation error $E_m(\beta)$")
-    fig.suptitle(f"Fig 1: least-squares linear RNNs, 10 draws per beta (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, "Fig 1: least-squares linear RNNs, 10 draws per beta", scale)
 
 
 def perturbed_fit_figure(
@@ -95,12 +100,10 @@ def epochs_figure(
             ax.plot(Ns, np.minimum(needed[act, name], budget + 1), "o-", label=name)
         ax.axhline(budget, color="gray", ls=":", lw=0.8, label="budget")
         ax.axhline(split, color="k", ls="--", lw=0.8, label=f"{split} epochs")
-        ax.set(xscale="log", yscale="log", xlabel="width m", title=f"{act}")
+        ax.set(xscale="log", yscale="log", xlabel="width m", title=act)
         ax.set_ylabel("epochs to reach the threshold")
         ax.legend(fontsize=8)
-    fig.suptitle(f"Fig 2 (left): epochs per width, sequential protocol (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, "Fig 2 (left): epochs per width, sequential protocol", scale)
 
 
 def nonlinear_errors_figure(
@@ -124,9 +127,7 @@ def nonlinear_errors_figure(
             ax.set(xlabel=r"$\beta$", title=f"{act}, {name} memory")
             ax.legend(fontsize=7)
         row[0].set_ylabel(r"$E_m(\beta)$ (time-weighted MSE)")
-    fig.suptitle(f"Fig 2 (right): perturbation error of each width's checkpoint (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, "Fig 2 (right): perturbation error of each width's checkpoint", scale)
 
 
 def filter_figure(
@@ -158,11 +159,7 @@ def filter_figure(
     ax2.set(yscale="symlog", xlabel="weight scale of the target", title="dashed: 1/T")
     ax2.set_ylabel(r"stability radius $\min_{m,i}(-\lambda_i)$")
     ax2.legend(fontsize=8)
-    fig.suptitle(
-        f"Fig 3: random tanh-RNN targets filtered by stable approximation (scale: {scale})"
-    )
-    fig.tight_layout()
-    return fig
+    return _finish(fig, "Fig 3: random tanh-RNN targets filtered by stable approximation", scale)
 
 
 def rescaling_figure(

@@ -10,7 +10,7 @@ from types import SimpleNamespace  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from lrnn_core.wang_li_li.reparam_figures import (  # noqa: E402
+from lrnn_core.wang_li_li.reparameterisation_figures import (  # noqa: E402
     fig4_figure,
     lru_figure,
     memory_figure,

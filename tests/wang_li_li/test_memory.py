@@ -1,5 +1,5 @@
-"""The experiments of the memory-functions chapter (WLL Def. 3.1, Apps. F-I, Figs 10-11), on
-models whose memories are known in closed form."""
+"""Memory functions (WLL Def. 3.1-3.2, Apps. B, F-I, Figs 5, 10-11): the probes and experiments
+on models whose memories are known in closed form, and the classification statistics."""
 
 import jax
 import jax.numpy as jnp
@@ -8,7 +8,7 @@ import pytest
 from flax import nnx
 
 from lrnn_core.core.lru import LRU
-from lrnn_core.core.memory import fit_decay, heaviside_memory, tail_ratio
+from lrnn_core.core.memory import fit_decay, heaviside_memory, impulse_memory, tail_ratio
 from lrnn_core.core.targets import (
     exp_memory,
     linear_functional,
@@ -17,26 +17,30 @@ from lrnn_core.core.targets import (
     tanh_rnn_outputs,
 )
 from lrnn_core.wang_li_li.ctrnn import CTRNN
-from lrnn_core.wang_li_li.memory_checks import bilinear_model, linear_probe_gap
-from lrnn_core.wang_li_li.memory_experiments import (
+from lrnn_core.wang_li_li.memory import (
     PROBES,
     RNNSample,
     authors_tail_ratios,
+    bilinear_model,
+    cached_model,
     convolution_error,
     decay_kernels,
     euler_probe_errors,
+    first_order,
     kernel_functional,
-    linear_ctrnn_kernel,
     linear_probe_errors,
-    local_exponents,
+    linear_probe_gap,
     lru_family,
     lru_family_memories,
+    memory_class,
+    memory_classes,
     paired_memory,
+    probe_classes,
     probe_family,
-    probe_tail_ratios,
     random_rnn_sample,
     reversed_probe_errors,
     rnn_probe_pairs,
+    same_class,
     slowest_rate,
     tanh_rnn_model,
 )
@@ -93,14 +97,6 @@ def test_reversed_probe_errors_cut_off_the_past_beyond_the_warmup():
         reversed_probe_errors(exp_memory, 50, dt=0.1, warmup=0)
 
 
-def test_linear_ctrnn_kernel_is_the_sum_of_exponentials():
-    params = _ctrnn([-1.0, -2.0], [1.0, 2.0], [3.0, 4.0])
-    t = np.array([0.0, 0.5, 2.0])
-    np.testing.assert_allclose(
-        linear_ctrnn_kernel(params, t), 3 * np.exp(-t) + 8 * np.exp(-2 * t), rtol=1e-14
-    )
-
-
 def test_euler_probe_errors_are_those_of_the_euler_kernel():
     """x_{k+1} = (1 + lam dt) x_k + dt u_k: every probe reads (1 - dt)^k for lam = -1, B = C = 1,
     so the relative error is max_k |(1 - dt)^k - e^{-k dt}| over the horizon."""
@@ -116,15 +112,6 @@ def test_euler_probe_errors_are_those_of_the_euler_kernel():
             assert errors[name][i] == pytest.approx(expected, rel=1e-9), (name, dt)
     with pytest.raises(ValueError, match="T must"):
         euler_probe_errors(params, dts, -1.0)
-
-
-def test_local_exponents_of_an_exponential_and_a_power_law():
-    t = np.linspace(0.0, 100.0, 1001)
-    assert local_exponents(np.exp(-0.3 * t), t, [(1.0, 5.0), (20.0, 40.0)]) == pytest.approx(
-        [0.3, 0.3], rel=1e-10
-    )
-    falling = local_exponents((1 + t) ** -2.0, t, [(5.0, 10.0), (50.0, 100.0)])
-    assert falling[0] > 3 * falling[1] > 0  # local exponent 2 / (1 + t)
 
 
 def test_decay_kernels_and_probe_family():
@@ -181,12 +168,6 @@ def test_authors_tail_ratios_use_one_gaussian_amplitude_and_no_subtraction():
     np.testing.assert_array_equal(ratios, expected)
 
 
-def test_probe_tail_ratios_of_the_bilinear_map():
-    """Heaviside memory 1 at every step (ratio 1), impulse memory 0 after step 0 (ratio 0)."""
-    assert probe_tail_ratios([bilinear_model], 50).tolist() == [0.0]
-    assert probe_tail_ratios([bilinear_model], 50, probe=heaviside_memory).tolist() == [1.0]
-
-
 def test_paired_memory_of_a_geometric_filter():
     """y = sum_j 0.9^j u_{k-j}: both memories are 0.9^k, both fits give the rate -log 0.9."""
     rho = 0.9 ** np.arange(120)
@@ -234,3 +215,81 @@ def test_rnn_probe_pairs_pair_the_chosen_gain_and_ratio_every_rnn():
     assert pairs[0].fit_h == fit_decay(pairs[0].m_h, np.arange(30.0), tail=(1.0, 8.0))
     with pytest.raises(ValueError, match="gain"):
         rnn_probe_pairs(sample, 30, gain=2.0, window=(1.0, 8.0))
+
+
+def test_memory_class_reads_the_tail_ratio():
+    t = np.arange(100.0)
+    assert memory_class(np.exp(-0.5 * t)) == "decaying"  # tail e^-45 of the peak
+    assert memory_class(np.exp(-0.1 * t)) == "unclassified"  # tail e^-9 ~ 1e-4
+    assert memory_class(1 + 0.5 * np.sin(t)) == "non-decaying"
+    with pytest.raises(ValueError, match="identically zero"):
+        memory_class(np.zeros(10))
+
+
+def test_bilinear_model_has_memories_of_two_classes():
+    u = np.array([1.0, 2.0, -1.0])
+    np.testing.assert_allclose(bilinear_model(u), [1.0, 6.0, -2.0])
+    m_h = np.asarray(heaviside_memory(bilinear_model, 50))
+    m_i = np.asarray(impulse_memory(bilinear_model, 50))
+    np.testing.assert_allclose(m_h, 1.0)  # z_k = k + 1
+    np.testing.assert_allclose(m_i, np.r_[1.0, np.zeros(49)])
+    assert (memory_class(m_h), memory_class(m_i)) == ("non-decaying", "decaying")
+    with pytest.raises(ValueError, match="1-D"):
+        bilinear_model(np.ones((2, 3)))
+
+
+def test_cached_model_reports_why_weights_are_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    assert "not installed" in cached_model("a/b", library="no_such_library_xyz")
+    # numpy stands in for an installed library; the cache is empty
+    assert "no snapshot of a/b" in cached_model("a/b", library="numpy")
+    snap = tmp_path / "models--a--b" / "snapshots" / "0123"
+    snap.mkdir(parents=True)
+    assert cached_model("a/b", library="numpy") is None
+    assert "no snapshot" in cached_model("a/b", library="numpy", kind="datasets")
+    with pytest.raises(ValueError, match="owner/name"):
+        cached_model("bert", library="numpy")
+    with pytest.raises(ValueError, match="kind"):
+        cached_model("a/b", kind="spaces")
+
+
+def test_memory_classes_and_same_class_use_the_thresholds_of_memory_class():
+    ratio = np.array([1e-8, 1e-4, 0.5])
+    decaying, persistent = memory_classes(ratio)
+    np.testing.assert_array_equal(decaying, [True, False, False])
+    np.testing.assert_array_equal(persistent, [False, False, True])
+    classes = [memory_class(np.r_[1.0, np.full(9, r)]) for r in ratio]  # tail ratio r
+    assert classes == ["decaying", "unclassified", "non-decaying"]
+    np.testing.assert_array_equal(
+        same_class([1e-8, 0.5, 1e-4], [1e-7, 1e-3, 1e-5]), [True, False, True]
+    )
+    with pytest.raises(ValueError, match="ratio_b"):
+        same_class([1e-8, 0.5], [1e-8])
+
+
+def test_first_order_asks_each_halving_to_halve_the_error():
+    assert first_order([0.4, 0.2, 0.1])
+    assert first_order([0.4, 0.22, 0.1])  # ratios 0.55 and 0.45: within 0.1 of 1/2
+    assert not first_order([0.4, 0.3, 0.2])  # ratios 0.75, 0.67: not first order
+    assert not first_order([0.4, 0.2, 0.25])  # the error grows
+    assert not first_order([0.4, 0.1, 0.025])  # second order
+    with pytest.raises(ValueError, match="two step sizes"):
+        first_order([0.1])
+
+
+def test_probe_classes_tell_the_bilinear_map_from_a_linear_filter():
+    assert probe_classes(bilinear_model, 50) == ["non-decaying", "decaying"]
+    geometric = 0.5 ** np.arange(50)
+    assert probe_classes(lambda u: np.convolve(geometric, u)[:50], 50) == ["decaying"] * 2
+
+
+def test_linear_probe_gap_in_units_of_the_round_off_floor():
+    m = np.array([5.0, 2.0, 1.0, 0.5])
+    floor = 1e3 * np.finfo(float).eps * 5.0
+    assert linear_probe_gap([(m, m)]) == 0.0
+    shifted = m + np.array([7.0, 0.0, 2 * floor, 0.0])  # step 0 is not compared
+    assert linear_probe_gap([(m, m), (m, shifted)]) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="at least one"):
+        linear_probe_gap([])
+    with pytest.raises(ValueError, match="m_i"):
+        linear_probe_gap([(m, m[:3])])

@@ -1,7 +1,9 @@
-"""Tests of lrnn_core.wang_li_li.reparam_perturbation on numbers: the authors' beta grid, the
-sets-of-draws maxima and running max by hand, the separation test and its exchangeability
-p-value, the chunked draws against
-perturbation.perturbed_losses, the crossing threshold."""
+"""Tests of lrnn_core.wang_li_li.reparameterisation on numbers: the maps' eigenvalues and their
+perturbations by hand, the "inverse" sensitivity against a finite difference, the authors' beta
+grid, the sets-of-draws maxima and running max by hand, the separation test and its
+exchangeability p-value, the chunked draws against perturbation.perturbed_losses, the crossing
+threshold, and the experiment drivers against the library functions they chain (smallest
+sizes)."""
 
 import math
 
@@ -11,16 +13,23 @@ import numpy as np
 import pytest
 
 from lrnn_core.core.targets import linear_functional, poly_memory
+from lrnn_core.wang_li_li import reparameterisation as rep
 from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, output_mse, raw_from_weight
 from lrnn_core.wang_li_li.fitting import fitted_rnn, geometric_rates
 from lrnn_core.wang_li_li.perturbation import perturb, perturbed_losses
-from lrnn_core.wang_li_li.reparam_perturbation import (
+from lrnn_core.wang_li_li.reparameterisation import (
     authors_betas,
     crossed_zero,
     crossing_beta,
     direct_above,
+    eigenvalues_by_map,
     fits_alike,
-    model_draw_losses,
+    inverse_sensitivity,
+    nl_error_sets,
+    nl_models,
+    nl_test_data,
+    polynomial_grid,
+    raw_moved_eigenvalues,
     separated,
     separation_p_value,
     sets_of_draws,
@@ -66,8 +75,8 @@ def test_sets_of_draws_by_hand():
 
 
 def test_separated_and_its_p_value():
-    assert separated([1.0, 2.0], [2.5, np.inf])
-    assert not separated([1.0, 3.0], [2.5, 4.0])
+    assert separated([2.5, np.inf], [1.0, 2.0])  # above, below: inf allowed
+    assert not separated([2.5, 4.0], [1.0, 3.0])
     assert not separated([1.0], [1.0])
     assert separation_p_value(10, 10) == pytest.approx(1 / 184756)
     assert separation_p_value(1, 1) == 0.5
@@ -127,46 +136,25 @@ def test_crossing_beta_and_crossed_zero():
     assert 0 < up.sum() < 8
 
 
-def test_model_draw_losses_at_zero_is_the_fit_error():
+def test_nl_error_sets_at_zero_is_the_fit_error():
     t = np.linspace(0.0, 50.0, 501)
     with jax.enable_x64(True):
         rho = np.asarray(poly_memory(t))
     rho_k = np.asarray(poly_memory(np.arange(30.0)))
     u = 0.1 * jax.random.normal(jax.random.key(0), (8, 30))
     y = linear_functional(rho_k, u, 1.0)[..., None]
-    models = [
-        fitted_rnn(
-            rho, t, geometric_rates(m, fastest=1.0), activation="tanh", parameterisation="exp"
-        )
-        for m in (2, 4)
-    ]
-    table = model_draw_losses(
-        models,
-        u[..., None],
-        y,
-        [0.0, 0.01],
-        key=jax.random.key(1),
-        draws=2,
-        activation="tanh",
-        parameterisation="exp",
-        perturbed="all",
-    )
-    assert table.shape == (2, 2, 2)
-    for row, params in zip(table, models, strict=True):
+    data = rep.NLData(np.arange(30.0), rho_k, u[..., None], y, float(jnp.mean(y**2)))
+    models = nl_models(rho, t, {"tanh": ("exp",)}, [2, 4], dt=1.0)
+    kw = dict(key=jax.random.key(1), repeats=2, sets=1, dt=1.0, perturbed="all")
+    E = nl_error_sets(models, data, [0.0, 0.01], **kw)["tanh", "exp"]
+    assert E.shape == (1, 2, 2)
+    for row, params in zip(E[0], models["tanh", "exp"], strict=True):
         out = ctrnn_outputs(params, u[..., None], activation="tanh", parameterisation="exp")
         np.testing.assert_allclose(row[0], float(jnp.mean((out - y) ** 2)), rtol=1e-5)
     with pytest.raises(ValueError, match="models"):
-        model_draw_losses(
-            [],
-            u[..., None],
-            y,
-            [0.0],
-            key=jax.random.key(1),
-            draws=1,
-            activation="tanh",
-            parameterisation="exp",
-            perturbed="all",
-        )
+        nl_error_sets({("tanh", "exp"): []}, data, [0.0], **kw)
+    with pytest.raises(ValueError, match="betas"):
+        nl_error_sets(models, data, [0.1, 0.0], **kw)
 
 
 def test_direct_above_by_hand():
@@ -227,3 +215,134 @@ def test_perturbed_losses_compile_once_per_loss_and_shapes():
             np.testing.assert_allclose(got, want, rtol=1e-6)
     # one program for `loss`, and one per closure (4 calls)
     assert perturbation._loss_grid._cache_size() == 1 + 4
+
+
+def test_eigenvalues_by_map_by_hand():
+    eig = eigenvalues_by_map(np.array([-1.0, 0.0, 2.0]))
+    np.testing.assert_allclose(eig["direct"], [-1.0, 0.0, 2.0])
+    np.testing.assert_allclose(eig["exp"], -np.exp([-1.0, 0.0, 2.0]), rtol=1e-6)
+    np.testing.assert_allclose(eig["softplus"], -np.log1p(np.exp([-1.0, 0.0, 2.0])), rtol=1e-6)
+    np.testing.assert_allclose(eig["inverse"], -1 / (np.array([1.0, 0.0, 4.0]) + 1e-2), rtol=1e-6)
+
+
+def test_raw_moved_eigenvalues_by_hand():
+    moved = raw_moved_eigenvalues(-1e-3, 1e-2)
+    np.testing.assert_allclose(moved["direct"], [-1.1e-2, 9e-3], rtol=1e-5)
+    np.testing.assert_allclose(moved["exp"], -1e-3 * np.exp([-1e-2, 1e-2]), rtol=1e-5)
+
+
+@pytest.mark.parametrize("eps", [0.01, 0.1])
+def test_inverse_sensitivity_is_the_derivative_of_the_map(eps):
+    rates = np.array([0.001, 0.1, 2.0])
+    raw = np.sqrt(1 / rates - eps)
+    h = 1e-6
+    fd = (-1 / ((raw + h) ** 2 + eps) + 1 / ((raw - h) ** 2 + eps)) / (2 * h)
+    np.testing.assert_allclose(inverse_sensitivity(rates, eps), fd, rtol=1e-5)
+
+
+def test_polynomial_grid_is_float64_and_the_poly_memory():
+    t, rho = polynomial_grid(T=100.0, points=5)
+    assert rho.dtype == np.float64
+    np.testing.assert_allclose(t, [0, 25, 50, 75, 100])
+    np.testing.assert_allclose(rho, (1 + 0.1 * t) ** -1.1, rtol=1e-14)
+
+
+def _fake_draws(shape):
+    """Per-draw losses 0, 1, 2, ... in draw order, (Ns, betas, draws)."""
+    return np.arange(np.prod(shape), dtype=float).reshape(shape)
+
+
+def test_fig4_error_sets_group_the_per_draw_errors(monkeypatch):
+    seen = {}
+
+    def fake(rho, t, Ns, betas, **kw):
+        seen.update(kw, x64=jax.config.jax_enable_x64)
+        return _fake_draws((len(Ns), len(betas), kw["draws"]))
+
+    monkeypatch.setattr(rep, "linear_perturbation_errors", fake)
+    E = rep.fig4_error_sets(
+        np.ones(3), np.arange(3.0), [2, 3], [0.0, 0.1], key=jax.random.key(0), sets=2,
+        parameterisation="exp", perturbed="all", draws_per_set=2,
+    )  # fmt: skip
+    assert seen["draws"] == 4 and seen["per_draw"] and seen["x64"]
+    assert seen["rates"] is geometric_rates and seen["parameterisation"] == "exp"
+    raw = _fake_draws((2, 2, 4))
+    assert E.shape == (2, 2, 2)  # (sets, Ns, betas), no running max
+    np.testing.assert_array_equal(E[0], raw[..., 1])  # max of draws 0, 1
+    np.testing.assert_array_equal(E[1], raw[..., 3])  # max of draws 2, 3
+
+
+def test_nl_test_data_is_the_linear_functional_of_its_inputs(monkeypatch):
+    # made-up standard normal draws (Gaussian sampling compiles for a second on CPU)
+    draws = np.linspace(-1.0, 1.0, 24, dtype=np.float32).reshape(4, 6)
+    monkeypatch.setattr(jax.random, "normal", lambda key, shape: jnp.asarray(draws))
+    data = nl_test_data(jax.random.key(1), 4, 6, dt=1.0, amplitude=0.1)
+    assert data.u.shape == (4, 6, 1) and data.y.shape == (4, 6, 1)
+    np.testing.assert_allclose(data.u[..., 0], 0.1 * draws)
+    np.testing.assert_allclose(data.rho, (1 + 0.1 * np.arange(6)) ** -1.1, rtol=1e-6)
+    # y_k = sum_j rho_j u_{k-j} dt, by hand
+    want = np.array([[np.sum(data.rho[: k + 1] * 0.1 * d[k::-1]) for k in range(6)] for d in draws])
+    np.testing.assert_allclose(data.y[..., 0], want, rtol=1e-5, atol=1e-7)
+    assert data.target_var == pytest.approx(float(np.mean(want**2)), rel=1e-5)
+
+
+def test_nl_model_is_the_fit_with_unit_fastest_rate():
+    t, rho = polynomial_grid(T=20.0, points=41)
+    (got,) = nl_models(rho, t, {"tanh": ("exp",)}, [3], dt=1.0)["tanh", "exp"]
+    want = fitted_rnn(
+        rho, t, geometric_rates(3, fastest=1.0), activation="tanh", parameterisation="exp"
+    )
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="key"):
+        nl_models(rho, t, {"tanh": ("exp",)}, [3], dt=1.0, finetune_epochs=1)
+    models = nl_models(rho, t, {"relu": ("direct",), "tanh": ("exp",)}, [2, 3], dt=1.0)
+    assert list(models) == [("relu", "direct"), ("tanh", "exp")]
+    assert [q.raw.shape[0] for q in models["relu", "direct"]] == [4, 6]  # ReLU: pairs
+    np.testing.assert_array_equal(models["tanh", "exp"][1].C, want.C)
+
+
+def test_nl_error_sets_take_set_maxima_and_the_running_max(monkeypatch):
+    calls = []
+
+    def fake(loss, params, betas, **kw):
+        calls.append((kw["draws"], kw["chunk"], kw["perturbed"]))
+        out = _fake_draws((2, len(betas), kw["draws"]))[1 - len(calls) % 2]
+        return out[::-1]  # decreasing in beta: the running max must undo it
+
+    monkeypatch.setattr(rep, "perturbed_losses", fake)
+    data = rep.NLData(np.zeros(2), np.zeros(2), jnp.zeros((1, 2, 1)), jnp.zeros((1, 2, 1)), 1.0)
+    models = {("tanh", "exp"): [_model(), _model(4)], ("relu", "direct"): [_model(), _model(4)]}
+    E = rep.nl_error_sets(
+        models, data, [0.0, 0.1, 0.2], key=jax.random.key(0), repeats=3, sets=2, dt=1.0,
+        perturbed="all_but_bias",
+    )  # fmt: skip
+    assert calls == [(6, 3, "all_but_bias")] * 4
+    raw = _fake_draws((2, 3, 6))[:, ::-1]
+    assert E["tanh", "exp"].shape == (2, 2, 3)
+    # set 1 = draws 3..5: its maximum is draw 5; running max over the betas
+    want = np.maximum.accumulate(raw[..., 5], axis=-1)
+    np.testing.assert_array_equal(E["tanh", "exp"][1], want)
+    assert np.all(E["tanh", "exp"][1] == E["tanh", "exp"][1][:, :1])  # the first beta's max
+
+
+def test_widget_memories_of_the_model_and_its_perturbations():
+    model = _model()
+    keys = [jax.random.key(1), jax.random.key(2)]
+    kw = dict(L=5, amplitude=0.1, dt=1.0, perturbed="all")
+    memory, crossed = rep.widget_memories({("tanh", "direct"): [model]}, 0.0, keys, **kw)
+    rows = memory["tanh", "direct"]
+    assert rows.shape == (3, 5) and not crossed["tanh", "direct"].any()
+    np.testing.assert_allclose(rows[1:], np.stack([rows[0]] * 2), rtol=1e-6)  # beta = 0
+    stable = _model(parameterisation="exp")
+    _, crossed = rep.widget_memories({("tanh", "exp"): [stable]}, 5.0, keys, **kw)
+    assert not crossed["tanh", "exp"].any()  # a stable map never crosses 0
+
+
+def test_lru_worst_moduli_per_beta(monkeypatch):
+    def fake(nu, theta, beta, *, coords, draws, first_seed):
+        return beta + draws + first_seed + (coords == "lru")
+
+    monkeypatch.setattr(rep, "lru_perturbed_modulus", fake)
+    got = rep.lru_worst_moduli([0.0], [0.0], [0.25, 0.5], coords="lru", draws=3, first_seed=7)
+    np.testing.assert_array_equal(got, [11.25, 11.5])

@@ -1,7 +1,21 @@
-"""The experiments of the memory-functions chapter (Wang, Li & Li, ICLR 2024, Def. 3.1, Apps. F-I,
-Figs 10-11): the probes on linear functionals and on a discretised linear CTRNN, the families of
-target kernels, the random tanh RNNs, the LRU family and the paired Heaviside and impulse memories.
-The claim checks they feed are in :mod:`lrnn_core.wang_li_li.memory_checks`.
+"""Memory functions (Wang, Li & Li, ICLR 2024, Def. 3.1-3.2, Apps. B, F-I, Figs 5, 10, 11): the
+probes on linear functionals and on a discretised linear CTRNN, the families of target kernels,
+the random tanh RNNs, the LRU family, the paired Heaviside and impulse memories, and the
+statistics the memory-functions chapter decides its claims with (the rules are on its page).
+
+* :func:`memory_class`: the classification of a memory ``m`` by its tail ratio
+  ``max(m over the last 10 %) / max(m)`` (:func:`lrnn_core.core.memory.tail_ratio`): decaying
+  below ``1e-6``, non-decaying above ``1e-2``, unclassified between (Def. 3.2: a decaying memory
+  tends to 0); :func:`memory_classes` classifies many tail ratios at once, :func:`same_class`
+  compares two such classifications.
+* :func:`first_order`: errors that halve with each halving of ``dt`` (the Euler scheme's order,
+  on which the three probes of a discretised continuous-time model converge).
+* :func:`bilinear_model`: ``y_k = u_k sum_{j<=k} u_j``, a causal map whose Heaviside memory
+  ``|z_k - z_{k-1}| = 1`` never decays while its impulse memory ``|z_k| = 0`` (k >= 1) does: the
+  object on which the two probes of Fig. 10 (App. H) disagree; :func:`probe_classes` and
+  :func:`linear_probe_gap` compare the two probes.
+* :func:`cached_model`: whether a model or data set of Figs 5-6 (IMDB, a fine-tuned BERT) is on
+  this machine, in the Hugging Face cache, so that a query could run offline.
 
 Every function runs in the caller's precision: the chapter calls them inside
 ``jax.enable_x64(True)`` (memories are read far below float32's resolution).
@@ -9,8 +23,11 @@ Every function runs in the caller's precision: the chapter calls them inside
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
+from pathlib import Path
 from typing import NamedTuple
 
 import jax
@@ -26,6 +43,7 @@ from lrnn_core.core.memory import (
     heaviside_memory,
     impulse_memory,
     reversed_memory,
+    roundoff_floor,
     tail_ratio,
 )
 from lrnn_core.core.targets import (
@@ -36,38 +54,85 @@ from lrnn_core.core.targets import (
     random_tanh_rnn,
     tanh_rnn_outputs,
 )
-from lrnn_core.core.validate import check_shape, positive_int, positive_number
-from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs, recurrent_weight
-from lrnn_core.wang_li_li.memory_checks import memory_classes
+from lrnn_core.core.validate import (
+    check_choice,
+    check_shape,
+    check_text,
+    positive_int,
+    positive_number,
+)
+from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs
+from lrnn_core.wang_li_li.fitting import linear_rnn_kernel
 
 __all__ = [
+    "DECAYING",
+    "NON_DECAYING",
     "PROBES",
-    "LRUMemory",
     "PairedMemory",
     "RNNSample",
     "Sizes",
     "authors_tail_ratios",
+    "bilinear_model",
+    "cached_model",
     "convolution_error",
     "decay_kernels",
     "euler_probe_errors",
+    "first_order",
     "kernel_functional",
-    "linear_ctrnn_kernel",
     "linear_probe_errors",
-    "local_exponents",
+    "linear_probe_gap",
     "lru_family",
     "lru_family_memories",
+    "memory_class",
+    "memory_classes",
     "paired_memory",
+    "probe_classes",
     "probe_family",
-    "probe_tail_ratios",
     "random_rnn_sample",
     "reversed_probe_errors",
     "rnn_probe_pairs",
+    "same_class",
     "slowest_rate",
     "tanh_rnn_model",
 ]
 
 Kernel = Callable[[ArrayLike], ArrayLike]
 Model = Callable[[Array], ArrayLike]
+
+#: Tail-ratio thresholds: decaying below, non-decaying above (the chapter's classification).
+DECAYING, NON_DECAYING = 1e-6, 1e-2
+
+
+def memory_class(memory: Float[ArrayLike, " L"]) -> str:
+    """``"decaying"``, ``"non-decaying"`` or ``"unclassified"`` by the tail ratio over the last
+    10 % of the horizon (module docstring)."""
+    decaying, persistent = memory_classes(tail_ratio(memory, tail=0.1))
+    return "decaying" if decaying else "non-decaying" if persistent else "unclassified"
+
+
+def memory_classes(ratio: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """The masks ``(ratio < DECAYING, ratio > NON_DECAYING)`` of tail ratios: decaying and
+    non-decaying memories (module docstring; neither: unclassified)."""
+    ratio = np.asarray(ratio, np.float64)
+    return ratio < DECAYING, ratio > NON_DECAYING
+
+
+def same_class(ratio_a: ArrayLike, ratio_b: ArrayLike) -> np.ndarray:
+    """Where two memories of each model (tail ratios ``ratio_a``, ``ratio_b``) fall in the same
+    class of :func:`memory_classes`."""
+    (dec_a, per_a), (dec_b, per_b) = memory_classes(ratio_a), memory_classes(ratio_b)
+    check_shape("ratio_b", dec_b, dec_a.shape)
+    return (dec_a == dec_b) & (per_a == per_b)
+
+
+def first_order(errors: Sequence[float], *, tol: float = 0.1) -> bool:
+    """Errors at step sizes halved one after another fall first order in ``dt``: each is smaller
+    than the one before, and each ratio of successive errors lies within ``tol`` of 1/2."""
+    errors = np.asarray(errors, np.float64)
+    if errors.ndim != 1 or errors.size < 2:
+        raise ValueError(f"errors must hold at least two step sizes, got shape {errors.shape}")
+    ratios = errors[1:] / errors[:-1]
+    return bool(np.all(np.diff(errors) < 0) and np.all(np.abs(ratios - 0.5) < tol))
 
 
 class Sizes(NamedTuple):
@@ -141,23 +206,13 @@ def reversed_probe_errors(
     return float(err), float(gap)
 
 
-def linear_ctrnn_kernel(
-    params: CTRNN, t: Float[ArrayLike, " L"], *, parameterisation: str = "direct"
-) -> np.ndarray:
-    """``rho(t) = sum_i C_i B_i e^{lam_i t}``: the exact memory of the linear CTRNN
-    ``dh/dt = diag(lam) h + B u``, ``y = C h`` with one input and one output."""
-    lam = np.asarray(recurrent_weight(params.raw, parameterisation))
-    c_b = np.asarray(params.C)[0, :] * np.asarray(params.B)[:, 0]
-    return (c_b * np.exp(np.outer(t, lam))).sum(-1)
-
-
 def euler_probe_errors(
     params: CTRNN, dts: Sequence[float], T: float, *, warmup_factor: int = 10
 ) -> dict[str, list[float]]:
     """For each probe of :data:`PROBES` and each step ``dt``: ``max |m - |rho|| / max |rho|`` of
     the forward-Euler linear CTRNN over the horizon ``T`` against its exact kernel
-    (:func:`linear_ctrnn_kernel`); the reversed probe warms up for ``warmup_factor`` horizons.
-    Falls like ``dt``, the order of the Euler scheme."""
+    (:func:`lrnn_core.wang_li_li.fitting.linear_rnn_kernel`); the reversed probe warms up for
+    ``warmup_factor`` horizons. Falls like ``dt``, the order of the Euler scheme."""
     T = positive_number("T", T)
     warmup_factor = positive_int("warmup_factor", warmup_factor)
     errors: dict[str, list[float]] = {name: [] for name in PROBES}
@@ -167,23 +222,12 @@ def euler_probe_errors(
         def model(u: Array, step: float = step) -> Array:
             return ctrnn_outputs(params, u[:, None], activation="linear", dt=step)[:, 0]
 
-        exact = np.abs(linear_ctrnn_kernel(params, step * np.arange(n_steps)))
+        exact = np.abs(np.asarray(linear_rnn_kernel(params, step * np.arange(n_steps))))
         for name, probe in PROBES.items():
             extra = {"warmup": warmup_factor * n_steps} if name == "reversed" else {}
             m = probe(model, n_steps, dt=step, **extra)
             errors[name].append(np.max(np.abs(m - exact)) / exact.max())
     return errors
-
-
-def local_exponents(
-    memory: Float[ArrayLike, " L"],
-    t: Float[ArrayLike, " L"],
-    windows: Sequence[tuple[float, float]],
-) -> list[float]:
-    """The exponent ``beta`` of ``m(t) ~ A e^{-beta t}`` fitted on each window ``(t_start, t_stop)``
-    (:func:`lrnn_core.core.memory.fit_decay`): the same on every window for an exponential memory
-    (WLL Def. 3.2), falling window after window for a power law."""
-    return [fit_decay(memory, t, tail=window).rate for window in windows]
 
 
 def decay_kernels(
@@ -231,12 +275,12 @@ class RNNSample(NamedTuple):
 
     @property
     def decaying(self) -> np.ndarray:
-        """Memories whose tail ratio is below ``DECAYING`` (``memory_checks``)."""
+        """Memories whose tail ratio is below ``DECAYING`` (:data:`DECAYING`)."""
         return memory_classes(self.ratio)[0]
 
     @property
     def persistent(self) -> np.ndarray:
-        """Memories whose tail ratio is above ``NON_DECAYING`` (``memory_checks``)."""
+        """Memories whose tail ratio is above ``NON_DECAYING`` (:data:`NON_DECAYING`)."""
         return memory_classes(self.ratio)[1]
 
 
@@ -281,20 +325,17 @@ def authors_tail_ratios(params: Sequence[TanhRNN], L: int, rng: np.random.Genera
     return np.array([tail_ratio(m, tail=0.1) for m in memory])
 
 
-def probe_tail_ratios(
-    models: Sequence[Model], L: int, *, probe: Callable[..., np.ndarray] = impulse_memory
-) -> np.ndarray:
-    """The tail ratio (last 10 %) of each model's memory under ``probe`` over ``L`` steps."""
-    return np.array([tail_ratio(probe(model, L)) for model in models])
-
-
 class PairedMemory(NamedTuple):
-    """The Heaviside and impulse memories of one model and their tail fits (WLL Fig. 10)."""
+    """The Heaviside and impulse memories of one model and their tail fits (WLL Fig. 10); for a
+    model of :func:`lru_family`, also its seed, name and slowest rate."""
 
     fit_h: DecayFit
     fit_i: DecayFit
     m_h: np.ndarray
     m_i: np.ndarray
+    seed: int = 0
+    name: str = ""
+    slow: float = np.nan
 
 
 def paired_memory(model: Model, L: int, *, window: tuple[float, float]) -> PairedMemory:
@@ -309,13 +350,12 @@ def rnn_probe_pairs(
     rnns: RNNSample, L: int, *, gain: float, window: tuple[float, float]
 ) -> tuple[list[PairedMemory], np.ndarray]:
     """:func:`paired_memory` of each RNN of the sample at ``gain`` (WLL Fig. 10), and the tail
-    ratio of every RNN's impulse memory (:func:`probe_tail_ratios`, every gain), over ``L``
-    steps."""
+    ratio (last 10 %) of every RNN's impulse memory (every gain), over ``L`` steps."""
     chosen = [p for g, p in zip(rnns.gains, rnns.params, strict=True) if g == gain]
     if not chosen:
         raise ValueError(f"no RNN of the sample has the gain {gain}")
     pairs = [paired_memory(tanh_rnn_model(p), L, window=window) for p in chosen]
-    return pairs, probe_tail_ratios([tanh_rnn_model(p) for p in rnns.params], L)
+    return pairs, np.array([tail_ratio(impulse_memory(tanh_rnn_model(p), L)) for p in rnns.params])
 
 
 def slowest_rate(*lrus: LRU) -> float:
@@ -351,24 +391,66 @@ def lru_family(
     ]
 
 
-class LRUMemory(NamedTuple):
-    """One model of :func:`lru_family`: its seed, name, slowest rate and paired memories."""
-
-    seed: int
-    name: str
-    slow: float
-    fit_h: DecayFit
-    fit_i: DecayFit
-    m_h: np.ndarray
-    m_i: np.ndarray
-
-
-def lru_family_memories(seeds: Sequence[int], L: int) -> list[LRUMemory]:
+def lru_family_memories(seeds: Sequence[int], L: int) -> list[PairedMemory]:
     """:func:`paired_memory` of every model of :func:`lru_family` for each seed, fitted on the
     window ``(100, 0.8 L)`` of steps."""
     L = positive_int("L", L)
     return [
-        LRUMemory(seed, name, slow, *paired_memory(model, L, window=(100.0, 0.8 * L)))
+        paired_memory(model, L, window=(100.0, 0.8 * L))._replace(seed=seed, name=name, slow=slow)
         for seed in seeds
         for name, model, slow in lru_family(seed)
     ]
+
+
+def bilinear_model(u: Float[ArrayLike, " L"]) -> Float[Array, " L"]:
+    """``y_k = u_k * sum_{j <= k} u_j`` (causal; module docstring)."""
+    u = jnp.asarray(u)
+    if u.ndim != 1:
+        raise ValueError(f"u must be a 1-D input sequence, got shape {u.shape}")
+    return u * jnp.cumsum(u)
+
+
+def probe_classes(model: Callable[[np.ndarray], ArrayLike], L: int) -> list[str]:
+    """``[class of the Heaviside memory, class of the impulse memory]`` of ``model`` over ``L``
+    steps (:func:`memory_class`)."""
+    return [memory_class(probe(model, L)) for probe in (heaviside_memory, impulse_memory)]
+
+
+def linear_probe_gap(pairs: Sequence[tuple[ArrayLike, ArrayLike]]) -> float:
+    """``max |m_h - m_i| / floor`` over the steps ``k >= 1`` of each pair (Heaviside, impulse) of
+    memories, with ``floor = 1e3 eps max(m_h)`` (:func:`lrnn_core.core.memory.roundoff_floor`):
+    at most 1 where the two memories of a linear model agree up to round-off (App. H)."""
+    if not pairs:
+        raise ValueError("pairs must hold at least one (Heaviside, impulse) pair")
+    gaps = []
+    for m_h, m_i in pairs:
+        m_h, m_i = np.asarray(m_h, np.float64), np.asarray(m_i, np.float64)
+        check_shape("m_i", m_i, m_h.shape)
+        gaps.append(np.abs(m_h[1:] - m_i[1:]).max() / roundoff_floor(m_h))
+    return max(gaps)
+
+
+def _hub_cache() -> Path:
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = os.environ.get("HF_HOME", str(Path.home() / ".cache" / "huggingface"))
+    return Path(home) / "hub"
+
+
+def cached_model(
+    repo_id: str, *, library: str = "transformers", kind: str = "models"
+) -> str | None:
+    """None when ``library`` is importable and the Hugging Face repository ``repo_id`` of
+    ``kind`` (``"models"`` or ``"datasets"``; e.g. the model
+    ``"textattack/bert-base-uncased-imdb"``) has a snapshot in the local cache; otherwise the
+    reason it cannot be loaded offline."""
+    repo_id, library = check_text("repo_id", repo_id), check_text("library", library)
+    kind = check_choice("kind", kind, ("models", "datasets"))
+    if "/" not in repo_id:
+        raise ValueError(f"repo_id must be 'owner/name', got {repo_id!r}")
+    if importlib.util.find_spec(library) is None:
+        return f"{library} is not installed"
+    snapshots = _hub_cache() / "--".join([kind, *repo_id.split("/")]) / "snapshots"
+    if not snapshots.is_dir() or not any(snapshots.iterdir()):
+        return f"no snapshot of {repo_id} in the offline cache {snapshots.parent.parent}"
+    return None

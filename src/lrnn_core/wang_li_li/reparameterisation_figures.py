@@ -39,7 +39,7 @@ def fig4_figure(
     for ax, (p, E) in zip(axes, errors.items(), strict=True):
         for m, row in zip(Ns, np.asarray(E), strict=True):
             ax.loglog(betas[1:], row[1:], "o-", ms=3, label=f"m={m}")
-        ax.set(xlabel=r"$\beta$", title=f"{p}")
+        ax.set(xlabel=r"$\beta$", title=p)
     axes[0].set_ylabel(r"$E_m(\beta)$ (kernel MSE)")
     axes[0].legend(fontsize=7)
     fig.suptitle(
