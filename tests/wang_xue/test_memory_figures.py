@@ -9,8 +9,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lrnn_core.core.memory import DecayFit  # noqa: E402
-from lrnn_core.wang_xue.memory_experiments import (  # noqa: E402
-    ExplorerMemory,
+from lrnn_core.wang_xue.memory import (  # noqa: E402
     RNNMemory,
     S4Memory,
     StackMemory,
@@ -94,7 +93,7 @@ def test_table1_figure_draws_the_first_steps_and_attention_on_log_log():
 
 
 def test_stack_memory_figure_draws_the_chosen_frame():
-    memories = {(2, 4, "tanh"): ExplorerMemory(0.9**K, FIT, 0.105)}
+    memories = {(2, 4, "tanh"): (0.9**K, FIT, 0.105)}
     fig = stack_memory_figure(memories, 2, 4, "tanh")
     (ax,) = fig.axes
     np.testing.assert_array_equal(ax.lines[0].get_ydata(), 0.9**K)

@@ -1,14 +1,16 @@
 """Converged token-wise fits (Prop. 3.1): exact gradients, the StackedSSM equivalence, accuracy."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from flax import nnx
 
+from lrnn_core.core.stacked import StackedSSM
 from lrnn_core.wang_xue.tokenwise import (
     _jacobian,
     _residual,
     fit_tokenwise,
-    to_stacked,
     tokenwise_experiment,
     tokenwise_outputs,
 )
@@ -30,8 +32,14 @@ def test_jacobian_matches_finite_differences():
 def test_fit_is_accurate_and_equals_the_stacked_ssm():
     fit = fit_tokenwise(U, np.sin(np.pi * U), 4, rng=np.random.default_rng(1), restarts=4)
     assert fit.converged and fit.train_mse < 1e-6
-    with jax.enable_x64(True):
-        stacked = np.asarray(to_stacked(fit)(U[:, None]))[:, 0]
+    with jax.enable_x64(True):  # the same map as StackedSSM(depth=1), recurrence and mixing off
+        model = StackedSSM(
+            1, 4, 1, depth=1, recurrent=False, mixing=False, param_dtype=jnp.float64,
+            rngs=nnx.Rngs(0),
+        )  # fmt: skip
+        model.layers[0].B[...], model.layers[0].b[...] = jnp.asarray(fit.w)[:, None], fit.b
+        model.W[...], model.w[...] = jnp.asarray(fit.a)[None, :], jnp.full(1, fit.c)
+        stacked = np.asarray(model(U[:, None]))[:, 0]
     np.testing.assert_allclose(stacked, tokenwise_outputs(fit, U), atol=1e-12)
 
 

@@ -1,4 +1,5 @@
 """Wang & Xue, *State-space models with layer-wise nonlinearity are universal approximators with
-exponential decaying memory* (NeurIPS 2023): Volterra targets, the two-layer linear closed form
-(App. A), an S4-style HiPPO layer and the Table 1 comparison models. The stacked SSM itself is
-:mod:`lrnn_core.core.stacked`. Mirrors ``book/wang-xue/``."""
+exponential decaying memory* (NeurIPS 2023). Mirrors ``book/wang-xue/``: ``universality`` (with
+``tokenwise``, ``volterra``, ``prony`` and ``universality_figures``) and ``memory`` (with the
+Table 1 models in ``baselines`` and ``memory_figures``). The stacked SSM itself is
+:mod:`lrnn_core.core.stacked`."""

@@ -27,15 +27,9 @@ from jaxtyping import ArrayLike, Float
 from lrnn_core.core.validate import as_float64, check_finite, check_shape, positive_int
 
 __all__ = [
-    "Attention",
-    "TCN",
-    "attention_impulse_memory",
-    "attention_outputs",
-    "random_attention",
-    "random_tcn",
-    "receptive_field",
-    "tcn_outputs",
-]
+    "Attention", "TCN", "attention_impulse_memory", "attention_outputs", "random_attention",
+    "random_tcn", "receptive_field", "tcn_outputs",
+]  # fmt: skip
 
 
 class TCN(NamedTuple):
@@ -57,11 +51,8 @@ def random_tcn(
     rng: np.random.Generator, *, channels: int = 8, kernel_size: int = 2, depth: int = 4
 ) -> TCN:
     """A random :class:`TCN` (dilations ``1, 2, ..., 2^(depth-1)``)."""
-    channels, kernel_size = (
-        positive_int("channels", channels),
-        positive_int("kernel_size", kernel_size),
-    )
-    depth = positive_int("depth", depth)
+    named = {"channels": channels, "kernel_size": kernel_size, "depth": depth}
+    channels, kernel_size, depth = (positive_int(n, v) for n, v in named.items())
     kernels, biases, M = [], [], 1  # M: the input channels of each layer in turn
     for _ in range(depth):
         scale = 1.0 / np.sqrt(kernel_size * M)

@@ -1,5 +1,5 @@
 """The figures of the exponential-memory chapter (Wang & Xue, NeurIPS 2023, Figs 5-6, App. A,
-Table 1), drawn from the memories of :mod:`lrnn_core.wang_xue.memory_experiments`: each function
+Table 1), drawn from the memories of :mod:`lrnn_core.wang_xue.memory`: each function
 draws on a new Figure and returns it; the titles carry the scale that produced the data.
 Memories are drawn on semilog axes, values at or below round-off masked."""
 
@@ -13,8 +13,7 @@ from jaxtyping import ArrayLike, Float
 from matplotlib.figure import Figure
 
 from lrnn_core.core.memory import DecayFit
-from lrnn_core.wang_xue.memory_experiments import (
-    ExplorerMemory,
+from lrnn_core.wang_xue.memory import (
     RNNMemory,
     S4Memory,
     StackMemory,
@@ -24,6 +23,7 @@ from lrnn_core.wang_xue.memory_experiments import (
 
 __all__ = [
     "fig5_figure",
+    "finish",
     "fig6_figure",
     "stack_memory_figure",
     "table1_figure",
@@ -37,6 +37,13 @@ def _steps(m: np.ndarray) -> np.ndarray:
 
 def _masked(m: np.ndarray, floor: float) -> np.ndarray:
     return np.where(m > floor, m, np.nan)
+
+
+def finish(fig: Figure, title: str, scale: str) -> Figure:
+    """``title (scale: ...)`` over the figure, laid out tight."""
+    fig.suptitle(f"{title} (scale: {scale})")
+    fig.tight_layout()
+    return fig
 
 
 def fig5_figure(
@@ -62,9 +69,7 @@ def fig5_figure(
         ax2.plot([], [], color=f"C{depth - 1}", label=f"depth {depth}")
     ax2.set(xlabel="step k", title="naive random stacked SSMs (tanh)")
     ax2.legend(fontsize=8)
-    fig.suptitle(f"Exponentially decaying memory (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return finish(fig, "Exponentially decaying memory", scale)
 
 
 def fig6_figure(s4: S4Memory, fit: DecayFit, naive: StackMemory, scale: str) -> Figure:
@@ -94,9 +99,7 @@ def two_layer_figure(probes: Sequence[TwoLayerProbe], dt: float, scale: str) -> 
     axes[0].set(xlabel="t", ylabel="memory", xlim=(0, 12))
     axes[1].set(xlabel="t", yscale="log", ylim=(1e-8, 2))
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"Two-layer linear SSM (App. A), Δt = {dt} (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return finish(fig, f"Two-layer linear SSM (App. A), Δt = {dt}", scale)
 
 
 def table1_figure(probes: Table1Memories, scale: str, *, first: int = 120) -> Figure:
@@ -117,13 +120,11 @@ def table1_figure(probes: Table1Memories, scale: str, *, first: int = 120) -> Fi
     ax2.plot(k_att[1:], m_att[half] * k_att[half] / k_att[1:], ":", color="grey", label="∝ 1/k")
     ax2.set(xscale="log", yscale="log", xlabel="step k")
     ax2.legend(fontsize=8)
-    fig.suptitle(f"Memory patterns of Table 1, measured (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return finish(fig, "Memory patterns of Table 1, measured", scale)
 
 
 def stack_memory_figure(
-    memories: Mapping[tuple[int, int, str], ExplorerMemory],
+    memories: Mapping[tuple[int, int, str], tuple[np.ndarray, DecayFit, float]],
     depth: int,
     N: int,
     activation: str,

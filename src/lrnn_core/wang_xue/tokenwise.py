@@ -3,7 +3,7 @@
     z_k = sigma(w u_k + b)  (N units),    y_k = a . z_k + c,
 
 which is ``StackedSSM(1, N, 1, depth=1, recurrent=False, mixing=False)`` with ``B = w``, layer
-bias ``b``, readout ``W = a`` and readout bias ``c`` (:func:`to_stacked`). The proposition is an
+bias ``b``, readout ``W = a`` and readout bias ``c`` (the tests check it). The proposition is an
 existence statement (Barron: a width ``N`` reaches a squared error of order ``C_f^2 / N``), so the
 book reads it by the best error an optimiser can certify: :func:`fit_tokenwise` minimises the
 training mean squared error with SciPy's Levenberg-Marquardt (``least_squares``, ``method="lm"``,
@@ -24,14 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-import jax.numpy as jnp
 import numpy as np
 import scipy.optimize
-from flax import nnx
 from jaxtyping import ArrayLike, Float
 
 from lrnn_core.core.baselines import causal_filter_mse, ignores_input_mse
-from lrnn_core.core.stacked import StackedSSM
 from lrnn_core.core.validate import (
     as_float64,
     check_choice,
@@ -45,7 +42,6 @@ __all__ = [
     "TokenFit",
     "TokenwiseRun",
     "fit_tokenwise",
-    "to_stacked",
     "tokenwise_experiment",
     "tokenwise_outputs",
 ]
@@ -134,36 +130,9 @@ def fit_tokenwise(
         )  # fmt: skip
         r = _residual(res.x, u, y, activation)
         grad = 2 * _jacobian(res.x, u, y, activation).T @ r / u.size
-        w, b, a, c = _split(res.x)
-        fits.append(
-            TokenFit(
-                w,
-                b,
-                a,
-                c,
-                activation,
-                float(np.mean(r**2)),
-                float(np.max(np.abs(grad))),
-                res.status > 0,
-            )  # fmt: skip
-        )
+        mse, grad_norm = float(np.mean(r**2)), float(np.max(np.abs(grad)))
+        fits.append(TokenFit(*_split(res.x), activation, mse, grad_norm, res.status > 0))
     return min(fits, key=lambda f: (not f.converged, f.train_mse))
-
-
-def to_stacked(fit: TokenFit) -> StackedSSM:
-    """The same map as a float64 :class:`~lrnn_core.core.stacked.StackedSSM` (depth 1, recurrence
-    and mixing off); call it inside ``jax.enable_x64(True)``."""
-    N = fit.w.size
-    model = StackedSSM(
-        1, N, 1, depth=1, recurrent=False, mixing=False, activation=fit.activation,
-        param_dtype=jnp.float64, rngs=nnx.Rngs(0),
-    )  # fmt: skip
-    layer = model.layers[0]
-    layer.B[...] = jnp.asarray(fit.w)[:, None]
-    layer.b[...] = jnp.asarray(fit.b)
-    model.W[...] = jnp.asarray(fit.a)[None, :]
-    model.w[...] = jnp.full(1, fit.c)
-    return model
 
 
 class TokenwiseRun(NamedTuple):
@@ -207,11 +176,6 @@ def tokenwise_experiment(
             u_train[:, None], f_train[:, None], u_test[:, None], f_test[:, None]
         ),
     }
-    return TokenwiseRun(
-        fits,
-        {N: test_mse(fit) for N, fit in fits.items()},
-        {N: fit.converged for N, fit in fits.items()},
-        control,
-        test_mse(control),
-        base,
-    )
+    err = {N: test_mse(fit) for N, fit in fits.items()}
+    converged = {N: fit.converged for N, fit in fits.items()}
+    return TokenwiseRun(fits, err, converged, control, test_mse(control), base)

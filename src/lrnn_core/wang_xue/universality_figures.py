@@ -18,20 +18,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
+from lrnn_core.wang_xue.memory_figures import finish
 from lrnn_core.wang_xue.tokenwise import TokenwiseRun, tokenwise_outputs
 
 __all__ = [
-    "COLOURS",
-    "FIG1",
-    "FIG3",
-    "FIG4",
-    "Diagram",
-    "diagram",
-    "kernel_fit_figure",
-    "prediction_figure",
-    "tokenwise_figure",
-    "volterra_figure",
-]
+    "COLOURS", "FIG1", "FIG3", "FIG4", "Diagram", "diagram", "kernel_fit_figure",
+    "prediction_figure", "tokenwise_figure", "volterra_figure",
+]  # fmt: skip
 
 #: Box colours by kind: linear recurrence, point-wise activation, token-wise block, input/output.
 COLOURS = {"rec": "#cfe2f3", "act": "#fce5cd", "tok": "#d9ead3", "io": "#eeeeee"}
@@ -132,9 +125,7 @@ def tokenwise_figure(run: TokenwiseRun, scale: str) -> Figure:
         ax2.plot(grid, tokenwise_outputs(fit, grid), lw=1, label=f"N = {N}")
     ax2.set(xlabel="u", ylabel="y")
     ax2.legend(fontsize=7)
-    fig.suptitle(f"Token-wise two-layer SSM, converged fits (scale: {scale})")
-    fig.tight_layout()
-    return fig
+    return finish(fig, "Token-wise two-layer SSM, converged fits", scale)
 
 
 def kernel_fit_figure(
@@ -164,18 +155,16 @@ def volterra_figure(
     names, depths, Ns = (_levels(grid, i) for i in range(3))
     fig, axes = plt.subplots(1, len(names), figsize=(10, 3.4), sharey=True, squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
-        for j, depth in enumerate(depths):
+        for depth in depths:  # colours C0, C1, ... from the cycle
             errs = [grid[name, depth, n]["nmse"] for n in Ns]
             long_errs = [grid[name, depth, n]["nmse_long"] for n in Ns]
-            ax.plot(Ns, errs, "o-", color=f"C{j}", label=f"depth {depth}")
-            ax.plot(Ns, long_errs, ":", color=f"C{j}")
+            (line,) = ax.plot(Ns, errs, "o-", label=f"depth {depth}")
+            ax.plot(Ns, long_errs, ":", color=line.get_color())
         ax.set(xscale="log", yscale="log", xlabel="width N", title=name)
         ax.set_xticks(Ns, [str(n) for n in Ns])
     axes[0, 0].set_ylabel("test NMSE")
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"Stacked SSMs on Volterra targets, L = {L} (scale: {scale}; book's own)")
-    fig.tight_layout()
-    return fig
+    return finish(fig, f"Stacked SSMs on Volterra targets (book's own), L = {L}", scale)
 
 
 def prediction_figure(
