@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from lrnn_core.bookkit.benchmark import NAMES, format_table, run_benchmark
-from lrnn_core.bookkit.benchmark_setup import device_description
+from lrnn_core.bookkit.benchmark import NAMES, device_description, format_table, run_benchmark
 
 
 def _shape(text: str) -> tuple[int, int, int]:

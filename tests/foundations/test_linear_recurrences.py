@@ -1,8 +1,8 @@
-"""The foundations chapter's references: the dense recurrence and the half-life of a mode."""
+"""Linear recurrences: the dense recurrence and the half-life of a mode."""
 
 import numpy as np
 
-from lrnn_core.foundations.linear_recurrences_checks import dense_recurrence, half_life
+from lrnn_core.foundations.linear_recurrences import dense_recurrence, half_life
 
 
 def test_dense_recurrence_runs_x_k_from_zero():

@@ -1,19 +1,19 @@
-"""The figure of the performance appendix: the median times of :func:`run_benchmark`'s rows,
-one panel per ``(B, L, N)``, ``linear_scan`` methods against their peers."""
+"""The figure of the performance appendix: the median times of the rows of
+:func:`lrnn_core.bookkit.benchmark.run_benchmark`, one panel per ``(B, L, N)``, ``linear_scan``
+methods against their peers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from lrnn_core.bookkit.benchmark import BenchRow
-
 __all__ = ["timing_figure"]
 
 
-def timing_figure(rows: Sequence[BenchRow], scale: str) -> Figure:
+def timing_figure(rows: Sequence[Mapping[str, Any]], scale: str) -> Figure:
     """Horizontal bars of ``1e3 * time_s`` (ms, log scale) per timed row, ``linear_scan``'s
     methods blue and the peers orange; the title names ``scale``."""
     shapes = list(dict.fromkeys(r["shape"] for r in rows))

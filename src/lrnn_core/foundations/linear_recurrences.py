@@ -1,6 +1,6 @@
-"""Reference computations of the foundations chapter on linear recurrences, against which it
-checks :func:`lrnn_core.core.scan.linear_scan`: the dense recurrence run one step at a time, and
-the measured half-life of a mode ``lambda``."""
+"""Linear recurrences (the foundations chapter): the dense recurrence run one step at a time,
+against which the chapter checks the diagonal :func:`lrnn_core.core.scan.linear_scan`, and the
+measured half-life of a mode ``lambda``."""
 
 from __future__ import annotations
 
