@@ -198,12 +198,12 @@ BAD = {
         "max_frames must be an int",
     ),
     "ClaimTable holds='yes'": (
-        lambda: ClaimTable("a/b").add("c", paper="p", ours="o", holds="yes"),
+        lambda: ClaimTable("a/b").add("c", paper="p", note="o", holds="yes"),
         TypeError,
         "holds must be a bool",
     ),
     "ClaimTable holds=1": (
-        lambda: ClaimTable("a/b").add("c", paper="p", ours="o", holds=1),
+        lambda: ClaimTable("a/b").add("c", paper="p", note="o", holds=1),
         TypeError,
         "holds must be a bool",
     ),
