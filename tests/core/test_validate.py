@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lrnn_core.core import validate
-from lrnn_core.core.validate import as_inexact, check_finite, check_ndim, check_stable
+from lrnn_core.core.validate import as_inexact, check_finite, check_ndim, check_stable, check_type
 
 
 @pytest.mark.parametrize(
@@ -331,3 +331,16 @@ def test_inexact_dtype():
         validate.inexact_dtype("param_dtype", "not a dtype")
     with pytest.raises(ValueError, match="kind must be one of"):
         validate.inexact_dtype("dtype", None, kind="integer")
+
+
+def test_check_type_names_the_argument_and_the_type_given():
+    assert check_type("rng", rng := np.random.default_rng(0), np.random.Generator) is rng
+    assert check_type("f", len, callable) is len
+    with pytest.raises(TypeError, match="rng must be a Generator, got int"):
+        check_type("rng", 3, np.random.Generator)
+    with pytest.raises(TypeError, match="f must be callable, got str"):
+        check_type("f", "len", callable)
+    with pytest.raises(TypeError, match="x must be an int/float, got str"):
+        check_type("x", "1", (int, float))
+    with pytest.raises(TypeError, match="grid must be a mapping, got list"):
+        check_type("grid", [], dict, what="a mapping")

@@ -28,6 +28,7 @@ from pathlib import Path
 from docutils.nodes import make_id
 
 from lrnn_core.bookkit.tables import STATUSES, ClaimRow, trained_summary
+from lrnn_core.core.validate import check_type
 from lrnn_core.core.verdicts import beats
 
 MISSING = "missing"
@@ -254,8 +255,7 @@ def shorten(text: str, max_chars: int) -> str:
     """``text`` on one line (whitespace runs made one space), cut to at most ``max_chars``
     characters: at the last space that leaves room for an ellipsis ("…"), or mid-word if a single
     word is longer than that."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    check_type("text", text, str)
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 2:
         raise ValueError(f"max_chars must be an int >= 2, got {max_chars!r}")
     text = " ".join(text.split())

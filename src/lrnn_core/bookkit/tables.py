@@ -41,7 +41,7 @@ from pathlib import Path
 
 from lrnn_core.bookkit.scale import current_scale
 from lrnn_core.bookkit.seeds import current_seed
-from lrnn_core.core.validate import check_choice, check_flag, check_text, real_number
+from lrnn_core.core.validate import check_choice, check_flag, check_text, check_type, real_number
 from lrnn_core.core.verdicts import beats, times_below
 
 COLUMNS = ("claim", "paper", "ours", "scale", "holds", "status")
@@ -162,8 +162,7 @@ def _trained(
             f"(got error={error!r}, baselines={baselines!r}, margin={margin!r})"
         )
     error = real_number("error", error, low=0.0)
-    if not isinstance(baselines, Mapping):
-        raise TypeError(f"baselines must be a dict name -> error, got {type(baselines).__name__}")
+    check_type("baselines", baselines, Mapping, what="a dict name -> error")
     missing = [k for k in BASELINES if k not in baselines]
     if missing:
         raise ValueError(f"baselines must name {BASELINES}; missing {missing}")

@@ -33,7 +33,7 @@ import matplotlib.pyplot as plt
 from ipywidgets.widgets.widget_link import Link
 from matplotlib.figure import Figure
 
-from lrnn_core.core.validate import check_text, positive_int, positive_number
+from lrnn_core.core.validate import check_text, check_type, positive_int, positive_number
 
 __all__ = ["DEFAULT_DPI", "MAX_FRAMES", "Explorer", "explore", "figure_to_png", "format_value"]
 
@@ -100,8 +100,7 @@ def explore(
     Raises TypeError for a non-callable ``plot`` or a ``plot`` that returns no Figure, and
     ValueError for an empty or too large grid or a repeated value.
     """
-    if not callable(plot):
-        raise TypeError(f"plot must be callable (params -> Figure), got {type(plot).__name__}")
+    check_type("plot", plot, callable, what="callable (params -> Figure)")
     values = _check_grid(grid)
     slider_labels = _slider_labels(values, labels)
     dpi = positive_number("dpi", dpi)
@@ -148,10 +147,7 @@ def format_value(value: object) -> str:
 
 
 def _check_grid(grid: Mapping[str, Sequence[object]]) -> dict[str, tuple[object, ...]]:
-    if not isinstance(grid, Mapping):
-        raise TypeError(
-            f"grid must be a mapping name -> sequence of values, got {type(grid).__name__}"
-        )
+    check_type("grid", grid, Mapping, what="a mapping name -> sequence of values")
     if not grid:
         raise ValueError("grid is empty: give at least one parameter, e.g. {'lam': [0.5, 0.9]}")
     out: dict[str, tuple[object, ...]] = {}
@@ -172,8 +168,7 @@ def _slider_labels(
     values: Mapping[str, object], labels: Mapping[str, str] | None
 ) -> dict[str, str]:
     labels = {} if labels is None else labels
-    if not isinstance(labels, Mapping):
-        raise TypeError(f"labels must be a mapping name -> str, got {type(labels).__name__}")
+    check_type("labels", labels, Mapping, what="a mapping name -> str")
     unknown = set(labels) - set(values)
     if unknown:
         raise ValueError(f"labels has names that are not in grid: {sorted(map(str, unknown))}")

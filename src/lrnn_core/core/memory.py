@@ -49,6 +49,7 @@ from lrnn_core.core.validate import (
     check_flag,
     check_not_empty,
     check_shape,
+    check_type,
     positive_int,
     positive_number,
     real_number,
@@ -86,10 +87,7 @@ def amplitudes(amplitude: float | Sequence[float]) -> np.ndarray:
 
 def _run(model: Model, u: np.ndarray) -> np.ndarray:
     """``model(u)`` as a float NumPy array of shape ``(len(u),)``, with a clear error otherwise."""
-    if not callable(model):
-        raise TypeError(
-            f"model must be callable (input (L,) -> output (L,)), got {type(model).__name__}"
-        )
+    check_type("model", model, callable, what="callable (input (L,) -> output (L,))")
     y = np.asarray(model(jnp.asarray(u, jnp.result_type(float))))
     if y.shape == u.shape + (1,):
         y = y[..., 0]

@@ -31,6 +31,7 @@ from lrnn_core.core.validate import (
     check_finite,
     check_ndim,
     check_shape,
+    check_type,
     positive_int,
     positive_number,
 )
@@ -149,8 +150,7 @@ def tanh_rnn_outputs(params: TanhRNN, u: Float[ArrayLike, "*batch L"]) -> Float[
     u = as_inexact("u", u)
     check_ndim("u", u, 1)
     check_finite("u", u)
-    if not isinstance(params, TanhRNN):
-        raise TypeError(f"params must be a TanhRNN, got {type(params).__name__}")
+    check_type("params", params, TanhRNN)
     N = params.W.shape[0]
     if params.W.shape != (N, N) or any(v.shape != (N,) for v in params[1:4]):
         raise ValueError(

@@ -41,6 +41,7 @@ from lrnn_core.core.validate import (
     check_flag,
     check_scalar_loss,
     check_text,
+    check_type,
     positive_int,
     positive_number,
     real_number,
@@ -260,13 +261,11 @@ def train_params(
         stop_below = real_number("stop_below", stop_below)
     progress = check_flag("progress", progress)
     desc = check_text("desc", desc)
-    if not isinstance(optimizer, optax.GradientTransformation):
-        raise TypeError(
-            f"optimizer must be an optax.GradientTransformation, got {type(optimizer).__name__}"
-        )
+    check_type(
+        "optimizer", optimizer, optax.GradientTransformation, what="an optax.GradientTransformation"
+    )
     for name, fn in (("loss", loss), ("batch_at", batch_at)):
-        if not callable(fn):
-            raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
+        check_type(name, fn, callable)
     leaves = jax.tree.leaves(params)
     if not leaves:
         raise ValueError("params must hold at least one array")
@@ -367,8 +366,7 @@ def train(
         if s >= 2**32:
             raise ValueError(f"seed must be < 2**32, got {s}")
     tx = optax.adam(1e-3) if optimizer is None else optimizer
-    if not callable(make_model):
-        raise TypeError(f"make_model must be callable, got {type(make_model).__name__}")
+    check_type("make_model", make_model, callable)
     sample = data if callable(data) else (lambda key: data)
 
     # Initialise seed by seed (eagerly, so a seed's model does not depend on the other seeds), then

@@ -96,20 +96,31 @@ def positive_number(name: str, value: object) -> float:
     return value
 
 
+def check_type(name: str, value: T, kind: object, *, what: str | None = None) -> T:
+    """``value`` if it is an instance of ``kind`` (a class or a tuple of classes), or callable when
+    ``kind`` is the builtin ``callable``; else a TypeError: "``name`` must be ``what`` (default
+    "a <kind>"), got <its type>"."""
+    if kind is callable:
+        ok, want = callable(value), "callable"
+    else:
+        ok = isinstance(value, kind)  # type: ignore[arg-type]
+        noun = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        want = ("an " if noun[0].upper() in "AEIOU" else "a ") + noun
+    if not ok:
+        raise TypeError(f"{name} must be {what or want}, got {type(value).__name__}")
+    return value
+
+
 def check_flag(name: str, value: object) -> bool:
     """``value`` if it is a bool (Python or NumPy); anything else, 0 and 1 included, is a TypeError.
 
     Strings such as ``"yes"`` are rejected: ``bool("no")`` would be True."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
-    return bool(value)
+    return bool(check_type(name, value, (bool, np.bool_), what="a bool"))
 
 
 def check_text(name: str, value: object) -> str:
     """``value`` if it is a non-empty string."""
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    if not value.strip():
+    if not check_type(name, value, str).strip():
         raise ValueError(f"{name} must not be empty")
     return value
 

@@ -36,6 +36,7 @@ from lrnn_core.core.validate import (
     check_flag,
     check_ndim,
     check_shape,
+    check_type,
     nonnegative_int,
     positive_int,
     positive_number,
@@ -155,8 +156,7 @@ def baselines(data: Dataset, *, lags: int | None = None) -> dict[str, float]:
     """The two baselines of :mod:`lrnn_core.core.baselines` on ``data``'s test set: "ignores
     input" (the mean training trajectory) and "linear" (the least-squares affine causal filter of
     the input over ``lags`` lags, default all ``L``)."""
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
+    check_type("data", data, Dataset)
     return {
         "ignores input": ignores_input_mse(data.y_train, data.y_test),
         "linear": causal_filter_mse(
@@ -334,8 +334,7 @@ def sweep(
     ``epochs`` epochs (the last incomplete batch of an epoch is dropped). The test MSE is
     evaluated ``test_chunk`` sequences at a time.
     """
-    if not isinstance(config, ModelConfig):
-        raise TypeError(f"config must be a ModelConfig, got {type(config).__name__}")
+    check_type("config", config, ModelConfig)
     seeds = seed_list("seeds", list(seeds))
     lrs = tuple(positive_number("learning rate", lr) for lr in lrs)
     modes = tuple(check_flag("mode", m) for m in modes)
@@ -478,8 +477,7 @@ def run_plan(
     :data:`EXPERIMENTS`, in that order) at ``plan``'s sizes, with seeds
     ``seed_offset + plan.seeds`` and ``scan_method`` (default ``plan.scan_method``);
     ``on_done(name, sweep)`` after each."""
-    if not isinstance(plan, Plan):
-        raise TypeError(f"plan must be a Plan, got {type(plan).__name__}")
+    check_type("plan", plan, Plan)
     names = list(EXPERIMENTS) if experiments is None else list(experiments)
     for name in names:
         check_choice("experiment", name, tuple(EXPERIMENTS))

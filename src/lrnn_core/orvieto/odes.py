@@ -34,6 +34,7 @@ from lrnn_core.core.validate import (
     check_choice,
     check_finite,
     check_ndim,
+    check_type,
     positive_int,
     positive_number,
 )
@@ -166,8 +167,7 @@ def trajectories(
     and, for Lorenz, because float32 rounding alone would be amplified by the chaotic flow. A
     trajectory that blows up comes back as non-finite values (``np.isfinite`` finds them).
     """
-    if not isinstance(system, ControlledODE):
-        raise TypeError(f"system must be a ControlledODE, got {type(system).__name__}")
+    check_type("system", system, ControlledODE)
     v = as_float64("v", v)
     check_ndim("v", v, 1)
     check_finite("v", v)

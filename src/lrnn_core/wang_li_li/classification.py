@@ -71,6 +71,7 @@ from lrnn_core.core.validate import (
     check_flag,
     check_ndim,
     check_shape,
+    check_type,
     positive_int,
     positive_number,
     real_number,
@@ -154,8 +155,7 @@ class ClassificationRun(NamedTuple):
 def check_classifier(name: str, params: Classifier) -> None:
     """TypeError unless ``params`` is a :class:`Classifier`; ValueError if its shapes disagree or
     (when concrete) it holds NaN or infinity. Leading run axes are allowed."""
-    if not isinstance(params, Classifier):
-        raise TypeError(f"{name} must be a Classifier, got {type(params).__name__}")
+    check_type(name, params, Classifier)
     shapes = {}
     for field, value in params._asdict().items():
         label = f"{name}.{field}"
@@ -245,8 +245,7 @@ def labelled_sequences(name: str, data: SequenceData, n_classes: int) -> Sequenc
     """``data`` checked as a labelled set for ``n_classes`` classes: ``u`` (n_seqs, L, M) finite
     floats and ``labels`` (n_seqs,) integers in ``0..n_classes-1``; ValueError/TypeError naming
     ``name`` otherwise."""
-    if not isinstance(data, SequenceData):
-        raise TypeError(f"{name} must be a SequenceData, got {type(data).__name__}")
+    check_type(name, data, SequenceData)
     u = as_inexact(f"{name}.u", data.u)
     check_shape(f"{name}.u", u, (None, None, None))
     check_finite(f"{name}.u", u)

@@ -43,6 +43,7 @@ from lrnn_core.core.validate import (
     check_choice,
     check_finite,
     check_ndim,
+    check_type,
     is_concrete,
     positive_int,
     positive_number,
@@ -176,8 +177,7 @@ def init_ctrnn(
 def check_ctrnn(name: str, params: CTRNN) -> None:
     """TypeError unless ``params`` is a :class:`CTRNN`; ValueError if its shapes disagree or (when
     concrete) it holds NaN or infinity. Leading run axes are allowed."""
-    if not isinstance(params, CTRNN):
-        raise TypeError(f"{name} must be a CTRNN, got {type(params).__name__}")
+    check_type(name, params, CTRNN)
     for field in CTRNN._fields:
         as_inexact(f"{name}.{field}", getattr(params, field))
         check_finite(f"{name}.{field}", getattr(params, field))

@@ -44,6 +44,7 @@ from lrnn_core.core.validate import (
     check_finite,
     check_flag,
     check_not_empty,
+    check_type,
     nonnegative_int,
     positive_int,
     positive_number,
@@ -181,8 +182,7 @@ def perturbed_losses(
     object (a module-level function, or one from a cached factory) on arrays of the same shapes
     compiles once, for any model and data. ``perturbed`` is one of :data:`PERTURBED` (no
     default: say which rule is used)."""
-    if not callable(loss_of_params):
-        raise TypeError(f"loss_of_params must be callable, got {type(loss_of_params).__name__}")
+    check_type("loss_of_params", loss_of_params, callable)
     check_choice("perturbed", perturbed, PERTURBED)
     check_betas(betas)
     betas = as_inexact("betas", betas)  # JAX's float (float64 under x64), as given
@@ -392,8 +392,7 @@ def bias_response_error(
     steps = positive_int("steps", steps)
     dt = positive_number("dt", dt)
     noise_draws = positive_int("noise_draws", noise_draws)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    check_type("rng", rng, np.random.Generator, what="a numpy Generator")
     k = np.arange(1, steps + 1)[:, None]
     response = (1 - (1 + lam * dt) ** k) / -lam  # (steps, N): state per unit of constant drive
     n = rng.normal(size=(noise_draws, lam.size))

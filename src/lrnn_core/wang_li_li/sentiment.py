@@ -25,7 +25,7 @@ from flax import nnx
 from jaxtyping import Array, ArrayLike, Float, Int
 
 from lrnn_core.core.memory import DecayFit, fit_decay
-from lrnn_core.core.validate import check_choice, check_shape, positive_int, real_number
+from lrnn_core.core.validate import check_choice, check_shape, check_type, positive_int, real_number
 
 __all__ = [
     "POLARITY",
@@ -134,8 +134,7 @@ def _float64(model: LSTMClassifier) -> LSTMClassifier:
 def _check_query(model: LSTMClassifier, word: str | None) -> None:
     if word is not None:
         check_choice("word", word, VOCAB)
-    if not isinstance(model, LSTMClassifier):
-        raise TypeError(f"model must be an LSTMClassifier, got {type(model).__name__}")
+    check_type("model", model, LSTMClassifier, what="an LSTMClassifier")
 
 
 def repeated_word_scores(model: LSTMClassifier, word: str, L: int) -> np.ndarray:

@@ -66,6 +66,7 @@ from lrnn_core.core.validate import (
     as_float64,
     check_finite,
     check_shape,
+    check_type,
     positive_int,
     positive_number,
     real_number,
@@ -134,8 +135,7 @@ def stack_memory_bound(model: StackedSSM, L: int) -> Float[np.ndarray, " L"]:
     Needs a stack whose zero input is a rest point: every bias zero and ``sigma(0) = 0`` (tanh,
     relu, hardtanh, identity), no residual connections.
     """
-    if not isinstance(model, StackedSSM):
-        raise TypeError(f"model must be a StackedSSM, got {type(model).__name__}")
+    check_type("model", model, StackedSSM)
     L = positive_int("L", L)
     beta = np.zeros(L)
     beta[0] = 1.0

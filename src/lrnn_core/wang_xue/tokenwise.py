@@ -34,6 +34,7 @@ from lrnn_core.core.validate import (
     check_choice,
     check_finite,
     check_shape,
+    check_type,
     positive_int,
 )
 
@@ -118,8 +119,7 @@ def fit_tokenwise(
     check_shape("y", y, u.shape)
     N = positive_int("N", N)
     activation = check_choice("activation", activation, ACTIVATIONS)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    check_type("rng", rng, np.random.Generator, what="a numpy Generator")
     fits = []
     for _ in range(positive_int("restarts", restarts)):
         w0, b0, a0 = 3 * rng.standard_normal(N), rng.standard_normal(N), rng.standard_normal(N)

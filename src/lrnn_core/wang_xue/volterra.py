@@ -31,6 +31,7 @@ from lrnn_core.core.validate import (
     check_ndim,
     check_shape,
     check_stable,
+    check_type,
     positive_int,
 )
 
@@ -54,8 +55,7 @@ def product_of_convolutions(lam_a: complex, lam_b: complex, scale: float = 1.0) 
 
 
 def _checked(target: Volterra2) -> Volterra2:
-    if not isinstance(target, Volterra2):
-        raise TypeError(f"target must be a Volterra2, got {type(target).__name__}")
+    check_type("target", target, Volterra2)
     lam, c1, c2 = (as_inexact(n, v) for n, v in zip(Volterra2._fields, target, strict=True))
     check_shape("target.lam", lam, (None,))
     M = lam.shape[0]
