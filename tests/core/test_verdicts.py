@@ -11,7 +11,9 @@ from lrnn_core.core.verdicts import (
     ALPHA,
     beats,
     compare,
+    dealt,
     falls,
+    paired_difference,
     row_status,
     separated,
     step_verdicts,
@@ -125,3 +127,82 @@ def test_falls_to_rounding_level_is_a_fall():
     assert falls(to_rounding)
     assert not falls(np.array([[0.1, 0.11, 0.09], [0.1, 0.11, 0.09]]))
     assert not falls(to_rounding[::-1])
+
+
+def test_paired_difference_matches_the_t_statistic_and_its_power():
+    cand = np.array([0.70, 0.72, 0.71, 0.69])
+    ref = np.array([0.60, 0.61, 0.63, 0.60])
+    d = cand - ref  # 0.10, 0.11, 0.08, 0.09
+    se = d.std(ddof=1) / 2
+    t_crit, t_pow = stats.t.ppf(1 - 0.05 / 3, 3), stats.t.ppf(0.8, 3)
+    got = paired_difference(cand, ref, higher_is_better=True, n_tests=3)
+    assert got.mean == pytest.approx(0.095) and got.se == pytest.approx(se)
+    assert got.lower == pytest.approx(0.095 - t_crit * se)
+    assert got.upper == pytest.approx(0.095 + t_crit * se)
+    assert got.detectable == pytest.approx((t_crit + t_pow) * se)
+    assert got.better and not got.worse
+    # lower is better: the same numbers are significantly worse, the bounds mirrored
+    flipped = paired_difference(cand, ref, higher_is_better=False, n_tests=3)
+    assert flipped.worse and flipped.upper == pytest.approx(-got.lower)
+    # the same runs (a tie): neither, and nothing to detect with se = 0
+    same = paired_difference(ref, ref, higher_is_better=True)
+    assert not same.better and not same.worse and same.detectable == 0.0
+    # a mean difference inside the spread: neither
+    spread = paired_difference([1.0, 0.0, 1.0], [0.0, 1.0, 0.0], higher_is_better=True)
+    assert not spread.better and not spread.worse
+
+
+def test_paired_difference_power_grows_with_seeds():
+    """Pairing removes what the runs share: a common seed effect of spread 10 leaves the
+    differences' spread 0.1; more seeds and fewer comparisons detect smaller gaps."""
+    rng = np.random.default_rng(1)
+    shared = rng.normal(0, 10, size=40)
+    ref = shared + rng.normal(0, 0.1, size=40)
+    cand = shared + 0.2 + rng.normal(0, 0.1, size=40)  # better by 0.2
+    few = paired_difference(cand[:3], ref[:3], higher_is_better=True, n_tests=9)
+    many = paired_difference(cand, ref, higher_is_better=True, n_tests=9)
+    one = paired_difference(cand, ref, higher_is_better=True, n_tests=1)
+    assert many.better and many.detectable < 0.2 < few.detectable
+    assert one.detectable < many.detectable
+    # unpaired (each seed's reference from another seed) the gap drowns in the seed effect
+    assert not paired_difference(cand, np.roll(ref, 1), higher_is_better=True).better
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        ({"candidate": [1.0], "reference": [0.0]}, ValueError, "n >= 2"),
+        ({"candidate": [1.0, 2.0], "reference": [0.0]}, ValueError, "reference"),
+        ({"candidate": [1.0, np.nan], "reference": [0.0, 1.0]}, ValueError, "candidate"),
+        ({"higher_is_better": "yes"}, TypeError, "higher_is_better"),
+        ({"n_tests": 0}, ValueError, "n_tests"),
+        ({"alpha": 0.0}, ValueError, "alpha"),
+        ({"power": 1.0}, ValueError, "power"),
+    ],
+)
+def test_paired_difference_bad_input_names_itself(kwargs, error, words):
+    args = {"candidate": [1.0, 2.0], "reference": [0.0, 1.0], "higher_is_better": True}
+    with pytest.raises(error, match=words):
+        paired_difference(**{**args, **kwargs})
+
+
+def test_dealt_pools_the_draws_of_each_line_and_deals_them_back():
+    values = np.arange(12.0).reshape(3, 4)  # a curve that rises cell by cell: one line
+    out = dealt(values, 5)
+    order = np.random.default_rng(5).permutation(12)  # numpy's default_rng(seed)
+    np.testing.assert_array_equal(out.ravel(), values.ravel()[order])
+    np.testing.assert_array_equal(out, dealt(values, 5))  # reproducible
+    # over many seeds every cell gets the pooled mean on average (nothing depends on the cell)
+    means = np.mean([dealt(values, s).mean(axis=1) for s in range(2000)], axis=0)
+    np.testing.assert_allclose(means, 5.5, atol=0.1)
+    grid = np.arange(2 * 3 * 4, dtype=float).reshape(2, 3, 4) + 1.0
+    for axis in (0, 1):  # every line along the other axis keeps its own draws, reordered
+        lines, got = np.moveaxis(grid, axis, 1), np.moveaxis(dealt(grid, 5, axis=axis), axis, 1)
+        for i in range(lines.shape[0]):
+            np.testing.assert_array_equal(np.sort(got[i], None), np.sort(lines[i], None))
+        assert not np.array_equal(got, lines)
+    nan = np.array([[1.0, np.nan]])
+    for args, kwargs in (((values[0], 0), {}), ((grid, 0), {"axis": 2}), ((values, -1), {}),
+                         ((nan, 0), {})):  # fmt: skip
+        with pytest.raises(ValueError):
+            dealt(*args, **kwargs)

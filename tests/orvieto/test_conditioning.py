@@ -16,6 +16,7 @@ from lrnn_core.core.vandermonde import (
     reconstruct,
     vandermonde64,
 )
+from lrnn_core.core.verdicts import dealt
 from lrnn_core.orvieto.conditioning import (
     SQUARE_LAWS,
     ErrorGrid,
@@ -514,6 +515,31 @@ def test_floored_orderings_raise_each_N_to_its_floor():
     assert floored["MSE"].r_falls.tolist() == [True, False]  # floor 0.05^2 / 4 above 1e-4
     low = floored_orderings(grid, {(16, 1.0): 0.015})  # MSE floor 5.6e-5, below 1e-4
     assert low["MSE"].r_falls[1] and not low["MAE"].r_falls[1]
+    dealt = floored_orderings(grid, {(16, 1.0): 0.015}, shuffle_axis=1, seed=0)
+    assert not dealt["MAE"].r_falls.any()  # the floored draws shuffled along r_min
+
+
+def test_grid_orderings_cap_saturated_cells_into_ties():
+    values = np.empty((2, 2, 5))
+    values[:, 0] = [[1e40], [1e35]]  # both beyond the cap: a tie in N at r_min = 0
+    values[:, 1] = [[1e10], [1e5]]
+    values *= 10.0 ** (0.01 * np.arange(5))
+    assert grid_orderings(values).n_falls.tolist() == [True, True]
+    assert grid_orderings(values, cap=1e30).n_falls.tolist() == [False, True]
+
+
+def test_shuffled_grid_loses_its_orderings():
+    # a grid falling by a decade per step in N and in r_min, 5 draws per cell
+    rng = np.random.default_rng(3)
+    levels = -np.add.outer(np.arange(4), np.arange(3))[..., None]
+    values = 10.0 ** (levels + rng.normal(0, 0.05, size=(4, 3, 5)))
+    assert grid_orderings(values).holds
+    passes = [
+        (grid_orderings(dealt(values, s, axis=0)).n_falls.sum(),
+         grid_orderings(dealt(values, s, axis=1)).r_falls.sum())
+        for s in range(40)
+    ]  # fmt: skip
+    assert np.sum(passes) <= 2  # 1/252 + alpha per curve: a few in 280 curves at most
 
 
 def test_token_cell_summaries():
@@ -545,7 +571,11 @@ def test_gram_orderings_on_constructed_grids():
     flat[1:, 1:] = 1e35  # saturated everywhere (real nodes): no drop with r_min or N
     bad = gram_orderings(_draws(flat), 6, 1e30)
     assert not bad["falls with r_min"] and not bad["falls with N at r_min = max"]
-    assert bad["no rise with N"] and bad["saturated at r_min = min"]
+    assert not bad["falls with N"] and bad["saturated at r_min = min"]
+    same_n = svd.copy()  # depends on r_min alone: every N holds the draws of N = 8
+    same_n[2] = svd[1] * jitter[2] / jitter[1] * 10.0 ** rng.normal(0, 0.05, size=(3, 6))
+    only_r = gram_orderings(_draws(same_n), 6, 1e30)
+    assert only_r["falls with r_min"] and not only_r["falls with N"], only_r
     finite = svd.copy()
     finite[0] = 1e10
     assert not gram_orderings(_draws(finite), 6, 1e30)["rank N < L: inf"]

@@ -24,7 +24,6 @@ from lrnn_core.orvieto.memorisation import (
     reconstruct_from_last_state,
     relative_errors,
     repeated_frames,
-    repeated_node_mse,
     rnn_states,
     three_channels,
     unrolled_gaps,
@@ -247,18 +246,6 @@ def test_reconstruct_from_last_state_merges_repeated_eigenvalues():
         atol=1e-12,
     )
     assert one.shape == (40,)
-
-
-def test_repeated_node_mse_equals_one_node_reconstruction():
-    u = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.0]])
-    mse = repeated_node_mse([np.array([0.5]), np.array([0.9])], (1, 3), u)
-    assert mse.shape == (2, 2)
-    # N copies of one node still have rank 1: the same map for every N
-    assert mse[0] == pytest.approx(mse[1])
-    # rank 1 with node 0.5: x = sum u_k 0.5^(L-k), u_hat = v x / |v|^2, v = (0.25, 0.5, 1)
-    v = np.array([0.25, 0.5, 1.0])
-    u_hat = np.outer(u @ v, v) / (v @ v)
-    assert mse[0, 0] == pytest.approx(np.mean((u_hat - u) ** 2))
 
 
 def test_prefix_check_on_the_roots_of_unity():

@@ -19,10 +19,10 @@ from lrnn_core.orvieto.sparse import (
     dense_error,
     fig9_readings,
     fig9_sizes,
+    fig9_trend_falls,
     fig12_statistics,
     fits_log_axis,
     flag_singular,
-    flat_grid,
     gamma,
     gram_condition_candidates,
     grows_with_P,
@@ -32,7 +32,6 @@ from lrnn_core.orvieto.sparse import (
     map_condition_candidates,
     map_condition_study,
     map_readings,
-    ordering_checks,
     rank_gap_bound,
     reading_ranges,
     real_stack,
@@ -345,36 +344,66 @@ def test_flag_singular():
     )
 
 
-def ordered(draws=4, noise=0.0, seed=0):
-    """Levels (D, R=2, N=3, P=3) decreasing in N and r, increasing in P, plus noise."""
-    r, n, p = np.meshgrid([0, -1], [0, -1, -2], [0, 1, 2], indexing="ij")
-    base = 8 + 2 * r + 2 * n + 2 * p
+def ordered(draws=5, noise=0.0, seed=0, r=2.0, n=2.0, p=2.0):
+    """log10 levels (D, R=2, N=3, P=3): ``r`` decades lower per step up in r_min, ``n`` per
+    step up in N, ``p`` higher per step up in P, plus Gaussian noise of sd ``noise``."""
+    ri, ni, pi = np.meshgrid([0, -1], [0, -1, -2], [0, 1, 2], indexing="ij")
+    base = 8 + r * ri + n * ni + p * pi
     return base + noise * np.random.default_rng(seed).standard_normal((draws, *base.shape))
 
 
-def test_ordering_checks_pass_on_ordered_levels_and_fail_on_a_reversal():
-    assert ordering_checks(ordered(noise=0.1)) == dict(N=True, P=True, r=True, corner=True)
+def test_fig9_trend_falls_detects_every_stated_trend():
     levels = ordered(noise=0.1)
-    levels[:, 0, 1, 2] -= 5.0  # P step reversed far beyond the margin in panel 0
-    checks = ordering_checks(levels)
-    assert checks["P"] is False and checks["corner"] is True
+    sizes = {"N": 2 * 3, "P": 2 * 3, "r_min": 3 * 3}  # lines: the other two axes
+    for trend, size in sizes.items():
+        got = fig9_trend_falls(levels, trend)
+        assert got.dtype == bool and got.shape == (size,) and got.all(), trend
 
 
-def test_ordering_checks_margin_comes_from_the_spread():
-    levels = ordered(draws=5, noise=0.0)
-    levels[:, 0, 0, 1] = levels[:, 0, 0, 2] + 0.5  # reversal by 0.5 between P=1 and P=2
-    assert ordering_checks(levels)["P"] is False  # no spread: no margin
-    noise = np.random.default_rng(1).standard_normal(levels.shape)
-    assert ordering_checks(levels + 1.0 * noise)["P"] is True  # sd 1, 5 draws: margin ~3.2
+def test_fig9_trend_falls_a_grid_that_depends_on_P_alone_fails_N_and_r_min():
+    levels = ordered(noise=0.1, r=0.0, n=0.0)  # falls with P only
+    assert fig9_trend_falls(levels, "P").all()
+    for trend in ("N", "r_min"):
+        got = fig9_trend_falls(levels, trend)
+        assert got.sum() <= 1 and not got.sum() > got.size / 2, trend  # 1/252 + 1e-3 a line
 
 
-def test_ordering_checks_singular_sorts_above_levels():
+def test_fig9_trend_falls_direction_and_one_reversed_step():
+    assert not fig9_trend_falls(ordered(noise=0.1, p=-2.0), "P").any()  # rises as P shrinks
+    levels = ordered(noise=0.1)
+    levels[:, 0, 1, :] += 5.0  # panel r_min 0, middle N: a significant rise to it in N
+    assert fig9_trend_falls(levels, "N").tolist() == [False] * 3 + [True] * 3
+
+
+def test_fig9_trend_falls_singular_cells_tie_at_the_cap():
+    levels = ordered(noise=0.1)
+    levels[:, :, 0, :] = np.inf  # smallest N singular (inf, e.g. P > N): resolved cells below it
+    assert fig9_trend_falls(levels, "N").all()
+    levels[:, :, :, 0] = LOG10_SINGULAR + 3.0  # smallest P singular: every N line there ties
+    got = fig9_trend_falls(levels, "N").reshape(2, 3)
+    assert not got[:, 0].any() and got[:, 1:].all()
+    assert not fig9_trend_falls(levels, "P").reshape(2, 3)[:, 1:].any()  # falls to singular
+
+
+def test_fig9_trend_falls_dealt_control():
+    levels = ordered(noise=0.1)
+    for trend in ("N", "P", "r_min"):  # the trend is gone: 1/252 + 1e-3 a line
+        got = np.array([fig9_trend_falls(levels, trend, seed=s) for s in range(20)])
+        assert got.mean() < 0.05 and not (got.sum(axis=1) > got.shape[1] / 2).any(), trend
+    np.testing.assert_array_equal(  # the same seed deals the same way
+        fig9_trend_falls(levels, "N", seed=3), fig9_trend_falls(levels, "N", seed=3)
+    )
+
+
+def test_fig9_trend_falls_rejects_bad_input():
+    with pytest.raises(ValueError, match="trend must be one of"):
+        fig9_trend_falls(ordered(), "L")
+    with pytest.raises(ValueError, match="shape"):
+        fig9_trend_falls(ordered()[0], "N")
     levels = ordered()
-    levels[:, :, 0, 2] = np.inf  # smallest N, largest P singular in both panels: still ordered
-    assert all(ordering_checks(levels).values())
-    levels[:, 0, 2, 0] = np.inf  # largest N, smallest P singular: N, P and corner fail
-    checks = ordering_checks(levels)
-    assert not checks["N"] and not checks["P"] and not checks["corner"]
+    levels[0, 0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fig9_trend_falls(levels, "N")
 
 
 def test_map_condition_study_matches_candidates():
@@ -540,17 +569,6 @@ def test_reading_ranges_thresholds():
     assert r["ln a"]["resolved max"] == 30.0 and r["ln a"]["cells > 1/eps"] == 1
     assert np.log(10) * LOG10_SINGULAR == pytest.approx(36.04, abs=0.01)
     assert r["log10 b"] == dict(zip(keys, (3.0, 12.0, 12.0, 0), strict=True))
-
-
-def test_flat_grid_copies_one_cell_and_the_orderings_reject_it():
-    levels = ordered(noise=0.1)
-    assert ordering_checks(levels) == dict(N=True, P=True, r=True, corner=True)
-    flat = flat_grid(levels)
-    assert flat.shape == levels.shape
-    np.testing.assert_array_equal(flat[:, 0, 2, 0], levels[:, 1, 1, 1])
-    assert ordering_checks(flag_singular(flat)) == dict(N=True, P=True, r=True, corner=False)
-    singular = ordering_checks(flag_singular(levels + 20.0))  # every cell singular
-    assert singular["corner"] is False  # singular ties with singular
 
 
 def test_fits_log_axis():

@@ -21,25 +21,49 @@ the mirror condition, and is a *tie* otherwise (:func:`compare`, :func:`step_ver
 above a saturation ``cap`` (e.g. ``cond >= 1e30``, beyond what float64 resolves) are set to the
 cap first: two saturated cells tie, a saturated cell sits above every resolved one.
 :func:`separated` is the rank test at its extreme: every draw of one cell below every draw of
-another.
+another. The negative control of an ordering is the same grid with its draws pooled along the
+ordered axis and dealt back at random (:func:`dealt`): the values and their spread are the grid's
+own, nothing depends on the cell, and whether the rule accepts it is a matter of chance (at most
+``1 / binom(2D, D)`` by the draw-by-draw route, plus ``alpha``), not known before it runs.
+
+Paired runs (the same seeds, initialisations and batches for a candidate and a reference) are
+compared on their per-seed differences ``d_s`` (signed so that ``d > 0`` means "candidate
+better"), by :func:`paired_difference`: with ``n`` seeds, ``se = std(d, ddof=1) / sqrt(n)`` and
+``t* = t_{1 - alpha / n_tests, n - 1}`` (one-sided, Bonferroni over ``n_tests`` comparisons), the
+one-sided confidence bounds ``dbar -+ t* se`` and the gap the test detects with probability
+``power``, ``(t* + t_{power, n - 1}) se`` (the usual normal-shift approximation of the
+non-central t, at the measured ``se``). That last number is the test's power written as a
+distance, to be set beside the effect the paper reports.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 from jaxtyping import ArrayLike, Float, Int
 from scipy import stats
 
-from lrnn_core.core.validate import as_float64, check_finite, check_flag, real_number
+from lrnn_core.core.validate import (
+    as_float64,
+    check_finite,
+    check_flag,
+    check_shape,
+    nonnegative_int,
+    positive_int,
+    real_number,
+)
 
 __all__ = [
     "ALPHA",
+    "PairedDifference",
     "beats",
     "compare",
+    "dealt",
     "falls",
+    "paired_difference",
     "row_status",
     "separated",
     "step_verdicts",
@@ -161,3 +185,83 @@ def falls(values: Float[ArrayLike, "K D"], *, alpha: float = ALPHA, cap: float =
         capped[0], capped[-1]
     )
     return bool(np.all(steps >= 0) and end)
+
+
+def dealt(
+    values: Float[ArrayLike, "... cells D"], seed: int, *, axis: int = -2
+) -> Float[np.ndarray, "... cells D"]:
+    """``values`` with the draws (last axis) of the cells along ``axis`` pooled and dealt back at
+    random: one permutation per line of cells (every index of the other axes, in C order), from
+    ``numpy.random.default_rng(seed)``. A ``(cells, D)`` curve is one line."""
+    values = as_float64("values", values)
+    check_finite("values", values)
+    if (
+        values.ndim < 2
+        or not -values.ndim <= axis < values.ndim
+        or axis % values.ndim == values.ndim - 1
+    ):
+        raise ValueError(
+            f"values must be (..., cells, draws), axis a cell axis; got {values.shape}, {axis}"
+        )
+    rng = np.random.default_rng(nonnegative_int("seed", seed))
+    lines = np.moveaxis(values, axis, -2)  # [..., cell, draw]
+    flat = lines.reshape(-1, lines.shape[-2] * lines.shape[-1])
+    out = np.stack([rng.permutation(line) for line in flat]).reshape(lines.shape)
+    return np.moveaxis(out, -2, axis)
+
+
+class PairedDifference(NamedTuple):
+    """:func:`paired_difference`: the mean per-seed difference ``mean`` (``> 0``: candidate
+    better), its standard error ``se``, the one-sided confidence bounds ``lower`` and ``upper``
+    (``mean -+ t* se``) and ``detectable``, the gap found with probability ``power``."""
+
+    mean: float
+    se: float
+    lower: float
+    upper: float
+    detectable: float
+
+    @property
+    def worse(self) -> bool:
+        """The candidate is significantly worse: ``upper < 0``."""
+        return self.upper < 0
+
+    @property
+    def better(self) -> bool:
+        """The candidate is significantly better: ``lower > 0``."""
+        return self.lower > 0
+
+
+def paired_difference(
+    candidate: Float[ArrayLike, " n"],
+    reference: Float[ArrayLike, " n"],
+    *,
+    higher_is_better: bool,
+    n_tests: int = 1,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> PairedDifference:
+    """Paired comparison of ``candidate`` with ``reference``, one value per seed (module
+    docstring): ``d = candidate - reference`` (negated unless ``higher_is_better``), one-sided
+    bounds at family-wise level ``alpha`` over ``n_tests`` comparisons, and the gap detected with
+    probability ``power``."""
+    higher_is_better = check_flag("higher_is_better", higher_is_better)
+    cand, ref = as_float64("candidate", candidate), as_float64("reference", reference)
+    check_shape("candidate", cand, (None,))  # one value per seed
+    check_shape("reference", ref, cand.shape)
+    check_finite("candidate", cand)
+    check_finite("reference", ref)
+    if cand.size < 2:
+        raise ValueError("candidate and reference need n >= 2 seeds for a standard error")
+    n_tests = positive_int("n_tests", n_tests)
+    alpha = real_number("alpha", alpha, low=0.0, high=0.5)
+    power = real_number("power", power, low=0.5, high=1.0)
+    if alpha == 0.0 or power == 1.0:
+        raise ValueError("alpha must be in (0, 0.5] and power in [0.5, 1)")
+    d = (cand - ref) * (1.0 if higher_is_better else -1.0)
+    dbar, se = float(d.mean()), float(d.std(ddof=1) / math.sqrt(d.size))
+    t_crit = float(stats.t.ppf(1 - alpha / n_tests, d.size - 1))
+    t_power = float(stats.t.ppf(power, d.size - 1))
+    return PairedDifference(
+        dbar, se, dbar - t_crit * se, dbar + t_crit * se, (t_crit + t_power) * se
+    )

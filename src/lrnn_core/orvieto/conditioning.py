@@ -54,7 +54,7 @@ from lrnn_core.core.vandermonde import (
     singular_values,
     vandermonde64,
 )
-from lrnn_core.core.verdicts import ALPHA, falls, step_verdicts
+from lrnn_core.core.verdicts import ALPHA, dealt, falls, step_verdicts
 from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 
 __all__ = [
@@ -536,11 +536,12 @@ def grid_orderings(
     floors: Float[ArrayLike, " nN"] | None = None,
     *,
     alpha: float = ALPHA,
+    cap: float = np.inf,
 ) -> GridOrderings:
     """``falls`` along both axes of ``values[N, r_min, draw]`` and the significant rises along
-    ``r_min`` (Welch's tests of :mod:`lrnn_core.core.verdicts`). ``floors[a]`` (optional) is the
-    rounding level of ``Ns[a]``: values below it are raised to it first, so that two cells at
-    rounding level tie instead of being ordered by noise."""
+    ``r_min`` (Welch's tests of :mod:`lrnn_core.core.verdicts`, values capped at ``cap``).
+    ``floors[a]`` (optional) is the rounding level of ``Ns[a]``: values below it are raised to it
+    first, so that two cells at rounding level tie instead of being ordered by noise."""
     values = as_float64("values", values)
     if values.ndim != 3 or min(values.shape) < 2:
         raise ValueError(f"values must be (N >= 2, r_min >= 2, draws >= 2), got {values.shape}")
@@ -549,31 +550,41 @@ def grid_orderings(
         if floors.shape != values.shape[:1]:
             raise ValueError(f"floors must have shape ({values.shape[0]},), got {floors.shape}")
         values = np.maximum(values, floors[:, None, None])
-    n_falls = np.array([falls(values[:, b], alpha=alpha) for b in range(values.shape[1])])
-    r_falls = np.array([falls(values[a], alpha=alpha) for a in range(values.shape[0])])
+    kw = {"alpha": alpha, "cap": cap}
+    n_falls = np.array([falls(values[:, b], **kw) for b in range(values.shape[1])])
+    r_falls = np.array([falls(values[a], **kw) for a in range(values.shape[0])])
     rises = [
         (a, b)
         for a in range(values.shape[0])
-        for b, v in enumerate(step_verdicts(values[a], alpha=alpha))
+        for b, v in enumerate(step_verdicts(values[a], **kw))
         if v == -1
     ]
     return GridOrderings(n_falls, r_falls, rises)
 
 
 def floored_orderings(
-    grid: ErrorGrid, at_floor: Mapping[tuple[int, float], float]
+    grid: ErrorGrid,
+    at_floor: Mapping[tuple[int, float], float],
+    *,
+    shuffle_axis: int | None = None,
+    seed: int = 0,
 ) -> dict[str, GridOrderings]:
     """:func:`grid_orderings` of the per-draw MSE and MAE of ``grid`` (Fig. 7a), each ``N`` raised
     to its rounding floor first: the MAE floor of ``N``, the largest token level
     ``eps cond(V_L) ||u||_2`` among its cells ``at_floor`` (0: none), the MSE floor its square
-    over ``L``."""
+    over ``L``. With ``shuffle_axis`` (0: ``N``, 1: ``r_min``) the floored draws are then dealt
+    back at random along that axis (:func:`~lrnn_core.core.verdicts.dealt` with ``seed``): the
+    negative control, the same orderings on a grid with no dependence on that axis."""
     levels = [[b for (n, _), b in at_floor.items() if n == N] for N in grid.Ns]
-    mae_floor = np.array([max(b, default=0.0) for b in levels])
+    mae_floor = np.array([max(b, default=0.0) for b in levels])[:, None, None]
     L = grid.abs_by_k.shape[-1]
-    return {
-        "MSE": grid_orderings(grid.mse_by_draw, mae_floor**2 / L),
-        "MAE": grid_orderings(grid.mae_by_draw, mae_floor),
+    values = {
+        "MSE": np.maximum(grid.mse_by_draw, mae_floor**2 / L),
+        "MAE": np.maximum(grid.mae_by_draw, mae_floor),
     }
+    if shuffle_axis is not None:
+        values = {m: dealt(v, seed, axis=shuffle_axis) for m, v in values.items()}
+    return {m: grid_orderings(v) for m, v in values.items()}
 
 
 def fits_axis(values: ArrayLike, ticks: ArrayLike) -> bool:
@@ -705,10 +716,12 @@ def gram_orderings(
 
     ``"rank N < L: inf"``: every draw with ``N < L`` is ``inf`` (rank ``N``: exact);
     ``"falls with r_min"``: for every ``N >= L``, the curve over ``r_min`` falls;
-    ``"no rise with N"``: at every ``r_min`` no step up in ``N >= L`` raises it significantly;
-    ``"falls with N at r_min = max"``: at the last ``r_min`` every step up in ``N >= L`` lowers it
-    significantly; ``"saturated at r_min = min"``: at the first ``r_min`` the median of every
-    ``N >= L`` exceeds ``saturated``. Needs at least two ``N >= L``.
+    ``"falls with N"``: at every ``r_min`` but the first, the curve over ``N >= L`` falls (no
+    step up raises it significantly, and the largest ``N`` lies significantly below the smallest:
+    :func:`~lrnn_core.core.verdicts.falls`); ``"falls with N at r_min = max"``: at the last
+    ``r_min`` every step up in ``N >= L`` lowers it significantly; ``"saturated at r_min = min"``:
+    at the first ``r_min`` the median of every ``N >= L`` exceeds ``saturated``. Needs at least two
+    ``N >= L``. :func:`grid_orderings` of ``draws.svd[N >= L]`` gives the verdict of every curve.
     """
     L = positive_int("L", L)
     saturated = real_number("saturated", saturated, low=1.0)
@@ -716,14 +729,14 @@ def gram_orderings(
     if len(full) < 2:
         raise ValueError(f"Ns must hold at least two N >= L = {L}, got {draws.Ns}")
     svd = draws.svd
-    kw = {"alpha": alpha, "cap": saturated}
-    by_n = [step_verdicts(svd[full, b], **kw) for b in range(len(draws.r_mins))]
+    orders = grid_orderings(svd[full], alpha=alpha, cap=saturated)
+    at_max = step_verdicts(svd[full, -1], alpha=alpha, cap=saturated)
     return {
         "rank N < L: inf": bool(
             all(np.isinf(svd[a]).all() for a, N in enumerate(draws.Ns) if N < L)
         ),
-        "falls with r_min": all(falls(svd[a], **kw) for a in full),
-        "no rise with N": bool(all(np.all(v >= 0) for v in by_n)),
-        "falls with N at r_min = max": bool(np.all(by_n[-1] == 1)),
+        "falls with r_min": bool(orders.r_falls.all()),
+        "falls with N": bool(orders.n_falls[1:].all()),
+        "falls with N at r_min = max": bool(np.all(at_max == 1)),
         "saturated at r_min = min": bool(min(np.median(svd[a, 0]) for a in full) > saturated),
     }

@@ -12,8 +12,8 @@
   :func:`counts_steps` checks ``x_{k,0} = k``, :func:`float32_counter` runs the counter channel
   alone in float32; :func:`three_channels` builds the App. C inputs.
 * :func:`reconstruct_from_last_state` is the fixed linear decoder ``Re(V_L^+ x_L)`` of Figs. 1, 3;
-  :func:`draw_mse` scores it per eigenvalue draw and sequence (Fig. 1), and
-  :func:`repeated_node_mse` on one node repeated (its control); :class:`DigitReader` caches the
+  :func:`draw_mse` scores it per eigenvalue draw and sequence (Fig. 1), and :func:`dealt` deals
+  the draws of a curve back at random (its control); :class:`DigitReader` caches the
   explorer's reconstructions with their number of distinct nodes.
 
 Everything that inverts a Vandermonde matrix works in float64 / complex128 (NumPy, SciPy, or JAX
@@ -311,20 +311,6 @@ def prefix_rank_errors(
         err.append(np.linalg.norm(u_hat - u[:k]) / np.linalg.norm(u[:k]))
         rank.append(numerical_rank(singular_values(lam, k), (lam.size, k)))
     return np.array(err), np.array(rank)
-
-
-def repeated_node_mse(
-    nodes: Sequence[Num[ArrayLike, " 1"]], Ns: Sequence[int], u: Float[ArrayLike, "batch L"]
-) -> Float[np.ndarray, "n_Ns D"]:
-    """Per-pixel MSE of ``Re(V_L^+ x_L)`` when one node is repeated ``N`` times (the control of
-    Figs. 1 and 7a: a wider state with no new node), one row per ``N``, one column per node."""
-    u = np.asarray(u)
-    return np.array(
-        [
-            [np.mean((reconstruct_from_last_state(np.repeat(lam, N), u) - u) ** 2) for lam in nodes]
-            for N in Ns
-        ]
-    )
 
 
 def draw_mse(

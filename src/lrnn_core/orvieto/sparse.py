@@ -24,9 +24,10 @@ The experiments of App. E.2 (Figs. 9-12) run over many random draws: each driver
 eigenvalues of every cell independently (one seed per draw, per state size and per sparsity;
 nothing is a prefix of another draw), so that orderings across ``N`` and ``P`` are measured, not
 built in by interlacing. A condition number above ``1 / EPS`` is singular (never a level), and
-orderings are read on medians with margins from the spread of the draws. The §3.1.3 comparison
-with HiPPO-LegS (:mod:`lrnn_core.core.hippo`) on smooth inputs is here too. The chapter decides
-each claim on these numbers.
+orderings are read on the draws: Fig. 9's trends by :func:`lrnn_core.core.verdicts.falls` on
+every line of the grid, Fig. 12's on medians with margins from the spread of the draws. The
+§3.1.3 comparison with HiPPO-LegS (:mod:`lrnn_core.core.hippo`) on smooth inputs is here too. The
+chapter decides each claim on these numbers.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from lrnn_core.core.vandermonde import (
     singular_values,
     vandermonde64,
 )
+from lrnn_core.core.verdicts import dealt, falls
 from lrnn_core.orvieto.conditioning import ring_eigenvalues
 from lrnn_core.orvieto.memorisation import (
     check_step,
@@ -495,34 +497,35 @@ def flag_singular(log10_cond: ArrayLike) -> np.ndarray:
     return np.where(x > LOG10_SINGULAR, np.inf, x)
 
 
-def ordering_checks(levels: Float[ArrayLike, "D R N P"], z: float = 3.0) -> dict[str, bool]:
-    """The orderings of Fig. 9 (Orvieto et al.) on the medians over draws (axis 0) of ``levels``.
+#: Fig. 9's stated trends (Orvieto et al.): the cell axis of ``(R, N, P)`` each runs along, and
+#: ``True`` where the condition number is said to fall as the index *shrinks* (smaller ``P``).
+FIG9_TRENDS = {"N": (1, False), "P": (2, True), "r_min": (0, False)}
 
-    Margins come from the spread: the standard deviation ``s_r`` of the finite draws, pooled over
-    the cells of panel ``r``, gives the standard error ``sqrt(pi/2) s / sqrt(D)`` of a median, and a
-    difference of two medians counts only beyond ``z`` times its standard error. ``inf``
-    (singular) sorts above every level and ties with ``inf``. Checks: ``"N"`` (every step up in
-    ``N`` lowers or keeps the median), ``"P"`` (every step down in ``P`` lowers or keeps it),
-    ``"r"`` (every cell lowers or keeps it as ``r_min`` moves up), ``"corner"`` (largest ``N`` with
-    smallest ``P`` lies below smallest ``N`` with largest ``P`` by more than the margin, in every
-    panel).
-    """
-    levels = np.asarray(levels, dtype=np.float64)
-    z = real_number("z", z, low=0.0)
-    D = levels.shape[0]
-    med = np.median(levels, axis=0)
-    finite = np.all(np.isfinite(levels), axis=0)  # (R, N, P)
-    var = np.where(finite, np.var(np.where(finite, levels, 0.0), axis=0, ddof=1), 0.0)
-    pooled = np.sqrt(var.sum(axis=(1, 2)) / np.maximum(finite.sum(axis=(1, 2)), 1))  # (R,)
-    se = MEDIAN_SE_FACTOR * pooled / np.sqrt(D)
-    pair = z * np.sqrt(2) * se[:, None, None]
-    across = z * np.sqrt(se[1:] ** 2 + se[:-1] ** 2)[:, None, None]
-    return {
-        "N": bool(np.all(med[:, 1:] <= med[:, :-1] + pair)),
-        "P": bool(np.all(med[:, :, :-1] <= med[:, :, 1:] + pair)),
-        "r": bool(np.all(med[1:] <= med[:-1] + across)),
-        "corner": bool(np.all(med[:, -1, 0] + pair[:, 0, 0] < med[:, 0, -1])),
-    }
+
+def fig9_trend_falls(
+    log10_cond: Float[ArrayLike, "D R N P"], trend: str, seed: int | None = None
+) -> np.ndarray:
+    """:func:`~lrnn_core.core.verdicts.falls` on every line of Fig. 9's grid along ``trend``
+    (a key of :data:`FIG9_TRENDS`), in the direction the paper states: one bool per line (the
+    other two axes in C order). The ``log10`` draws are taken as condition numbers capped at
+    ``SINGULAR_COND`` (``1 / EPS``; ``inf`` included): singular cells tie with each other and sit
+    above every resolved one. With ``seed``, the capped draws are first dealt at random along
+    the trend's axis (:func:`~lrnn_core.core.verdicts.dealt`): the negative control."""
+    if trend not in FIG9_TRENDS:
+        raise ValueError("trend must be one of " + ", ".join(FIG9_TRENDS) + ", got " + repr(trend))
+    x = np.asarray(log10_cond, dtype=np.float64)
+    check_shape("log10_cond", x, (None, None, None, None))
+    if np.any(np.isnan(x)):
+        raise ValueError("log10_cond must not hold NaN")
+    cond = np.minimum(10.0 ** np.minimum(x, LOG10_SINGULAR), SINGULAR_COND)
+    cond = np.moveaxis(cond, 0, -1)  # (R, N, P, D)
+    axis, reverse = FIG9_TRENDS[trend]
+    if seed is not None:
+        cond = dealt(cond, seed, axis=axis)
+    lines = np.moveaxis(cond, axis, -2)
+    lines = lines[..., ::-1, :] if reverse else lines
+    lines = lines.reshape(-1, *lines.shape[-2:])
+    return np.array([falls(line, cap=SINGULAR_COND) for line in lines])
 
 
 def map_condition_study(
@@ -746,16 +749,6 @@ def reading_ranges(
             "cells > 1/eps": int(np.sum(med > threshold)),
         }
     return out
-
-
-def flat_grid(
-    values: Float[ArrayLike, "D R N P"], cell: tuple[int, int, int] = (1, 1, 1)
-) -> Float[np.ndarray, "D R N P"]:
-    """Fig. 9's negative control: the grid with no dependence on ``N``, ``P`` and ``r_min``,
-    every cell holding the draws of ``cell`` of ``values``."""
-    values = np.asarray(values)
-    i, j, m = cell
-    return np.broadcast_to(values[:, i : i + 1, j : j + 1, m : m + 1], values.shape)
 
 
 def fits_log_axis(values: Sequence[ArrayLike]) -> bool:
