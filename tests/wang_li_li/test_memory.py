@@ -40,8 +40,10 @@ from lrnn_core.wang_li_li.memory import (
     random_rnn_sample,
     reversed_probe_errors,
     rnn_probe_pairs,
+    rnn_sample,
     same_class,
     slowest_rate,
+    symmetric_rnn,
     tanh_rnn_model,
 )
 
@@ -150,6 +152,41 @@ def test_random_rnn_sample_draws_each_gain_in_turn():
     np.testing.assert_array_equal(sample.persistent, sample.ratio > 1e-2)
     # a contraction's memory decays geometrically: below 1e-6 of its peak after 90 steps
     assert np.all(sample.decaying[sample.norm2 < 1])
+
+
+def test_rnn_sample_of_given_rnns_matches_the_random_sample():
+    key = jax.random.key(5)
+    with jax.enable_x64(True):
+        drawn = random_rnn_sample(key, 3, 80, gains=(2.0,), N=5)
+        again = rnn_sample(drawn.params, drawn.gains, 80)
+    assert again.gains == (2.0, 2.0, 2.0)
+    np.testing.assert_array_equal(again.ratio, drawn.ratio)
+    np.testing.assert_array_equal(again.radius, drawn.radius)
+    with pytest.raises(ValueError, match="gains"):
+        rnn_sample(drawn.params, (1.0,), 80)
+    with pytest.raises(TypeError, match="TanhRNN"):
+        rnn_sample([np.eye(3)], (1.0,), 80)
+
+
+def test_symmetric_rnn_is_symmetric_with_raised_eigenvalues_and_settles():
+    with jax.enable_x64(True):
+        p = random_tanh_rnn(jax.random.key(11), 12, scale=8.0)
+        q = symmetric_rnn(p)
+        W, S = np.asarray(p.W), np.asarray(q.W)
+        np.testing.assert_array_equal(S, S.T)
+        lam, lam_ref = np.linalg.eigvalsh(S), np.linalg.eigvalsh((W + W.T) / np.sqrt(2))
+        np.testing.assert_allclose(lam, np.maximum(lam_ref, -0.5), atol=1e-12)
+        assert lam_ref.min() < -0.5 and lam.max() > 1  # raised below, radius above 1
+        for name in ("B", "b", "C", "d"):
+            np.testing.assert_array_equal(getattr(q, name), getattr(p, name))
+        # the Lyapunov function: the Heaviside memory decays although the radius exceeds 1
+        m = heaviside_memory(tanh_rnn_model(q), 300)
+        assert tail_ratio(m) < 1e-6
+        # floor -1 or below gives no Lyapunov function
+        with pytest.raises(ValueError, match="floor"):
+            symmetric_rnn(p, floor=-1.0)
+        with pytest.raises(TypeError, match="TanhRNN"):
+            symmetric_rnn(W)
 
 
 def test_authors_tail_ratios_use_one_gaussian_amplitude_and_no_subtraction():

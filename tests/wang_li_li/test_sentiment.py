@@ -36,6 +36,30 @@ def test_reviews_labels_follow_the_summed_polarity():
         synthetic_reviews(jax.random.key(0), 5, 5, p_polar=0.0)
 
 
+def test_swap_exchanges_two_words_and_keeps_the_labels():
+    key = jax.random.key(4)
+    tokens, labels = synthetic_reviews(key, 300, 16)
+    sw_tokens, sw_labels = synthetic_reviews(key, 300, 16, swap=("ha", "good"))
+    tokens, sw_tokens = np.asarray(tokens), np.asarray(sw_tokens)
+    np.testing.assert_array_equal(sw_labels, labels)
+    ha, good = VOCAB.index("ha"), VOCAB.index("good")
+    np.testing.assert_array_equal(sw_tokens == ha, tokens == good)
+    np.testing.assert_array_equal(sw_tokens == good, tokens == ha)
+    others = (tokens != ha) & (tokens != good)
+    np.testing.assert_array_equal(sw_tokens[others], tokens[others])
+    # the labels follow the polarity +1 now written "ha", and "good" counts 0
+    polarity = np.array(POLARITY)
+    polarity[[ha, good]] = polarity[[good, ha]]
+    total = polarity[sw_tokens].sum(-1)
+    np.testing.assert_array_equal(
+        sw_labels, np.where(total > 0, 1.0, np.where(total < 0, 0.0, 0.5))
+    )
+    with pytest.raises(ValueError, match="swap must be one of"):
+        synthetic_reviews(key, 2, 3, swap=("ha", "meh"))
+    with pytest.raises(TypeError, match="swap"):
+        synthetic_reviews(key, 2, 3, swap="ha")
+
+
 def test_classifier_is_causal_and_scores_a_single_review():
     model = LSTMClassifier(rngs=nnx.Rngs(0))
     tokens, _ = synthetic_reviews(jax.random.key(1), 3, 12)

@@ -14,6 +14,9 @@ statistics the memory-functions chapter decides its claims with (the rules are o
   ``|z_k - z_{k-1}| = 1`` never decays while its impulse memory ``|z_k| = 0`` (k >= 1) does: the
   object on which the two probes of Fig. 10 (App. H) disagree; :func:`probe_classes` and
   :func:`linear_probe_gap` compare the two probes.
+* :func:`symmetric_rnn`: a tanh RNN with a symmetric recurrent weight whose eigenvalues are at
+  least ``-1/2``, whose memories all decay (a Lyapunov function), whatever its spectral radius:
+  the negative control of Fig. 11; :func:`rnn_sample` probes any list of tanh RNNs.
 * :func:`cached_model`: whether a model or data set of Figs 5-6 (IMDB, a fine-tuned BERT) is on
   this machine, in the Hugging Face cache, so that a query could run offline.
 
@@ -58,8 +61,10 @@ from lrnn_core.core.validate import (
     check_choice,
     check_shape,
     check_text,
+    check_type,
     positive_int,
     positive_number,
+    real_number,
 )
 from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs
 from lrnn_core.wang_li_li.fitting import linear_rnn_kernel
@@ -91,8 +96,10 @@ __all__ = [
     "random_rnn_sample",
     "reversed_probe_errors",
     "rnn_probe_pairs",
+    "rnn_sample",
     "same_class",
     "slowest_rate",
+    "symmetric_rnn",
     "tanh_rnn_model",
 ]
 
@@ -284,28 +291,59 @@ class RNNSample(NamedTuple):
         return memory_classes(self.ratio)[1]
 
 
-def random_rnn_sample(
-    key: Array, n: int, L: int, *, gains: Sequence[float] = (1.0, 2.0, 4.0, 8.0), N: int = 16
-) -> RNNSample:
-    """``n`` random tanh RNNs of width ``N`` (:func:`lrnn_core.core.targets.random_tanh_rnn`), the
-    ``i``-th with the gain ``gains[i % len(gains)]``, and their Heaviside memories over ``L`` steps
-    (amplitude 1) with the tail ratio over the last 10 %."""
-    n, L = positive_int("n", n), positive_int("L", L)
-    chosen = tuple(gains[i % len(gains)] for i in range(n))
-    params = [
-        random_tanh_rnn(k, N, scale=g)
-        for k, g in zip(jax.random.split(key, n), chosen, strict=True)
-    ]
+def rnn_sample(params: Sequence[TanhRNN], gains: Sequence[float], L: int) -> RNNSample:
+    """The :class:`RNNSample` of given tanh RNNs (their gains recorded as given): the Heaviside
+    memory of each over ``L`` steps (amplitude 1), its tail ratio over the last 10 %, and the
+    spectral radius and 2-norm of each recurrent weight."""
+    L = positive_int("L", L)
+    params = [check_type("params[i]", p, TanhRNN) for p in params]
+    gains = tuple(float(g) for g in gains)
+    check_shape("gains", np.asarray(gains), (len(params),))
     memory = [heaviside_memory(tanh_rnn_model(p), L) for p in params]
     weights = [np.asarray(p.W) for p in params]
     return RNNSample(
-        gains=chosen,
+        gains=gains,
         params=params,
         memory=memory,
         ratio=np.array([tail_ratio(m, tail=0.1) for m in memory]),
         radius=np.array([np.max(np.abs(np.linalg.eigvals(W))) for W in weights]),
         norm2=np.array([np.linalg.norm(W, 2) for W in weights]),
     )
+
+
+def random_rnn_sample(
+    key: Array, n: int, L: int, *, gains: Sequence[float] = (1.0, 2.0, 4.0, 8.0), N: int = 16
+) -> RNNSample:
+    """``n`` random tanh RNNs of width ``N`` (:func:`lrnn_core.core.targets.random_tanh_rnn`), the
+    ``i``-th with the gain ``gains[i % len(gains)]``, and their :func:`rnn_sample`."""
+    n, L = positive_int("n", n), positive_int("L", L)
+    chosen = tuple(gains[i % len(gains)] for i in range(n))
+    params = [
+        random_tanh_rnn(k, N, scale=g)
+        for k, g in zip(jax.random.split(key, n), chosen, strict=True)
+    ]
+    return rnn_sample(params, chosen, L)
+
+
+def symmetric_rnn(params: TanhRNN, *, floor: float = -0.5) -> TanhRNN:
+    """The tanh RNN with ``W`` replaced by ``S = (W + W^T) / sqrt 2`` (the off-diagonal entries
+    keep their variance), whose eigenvalues below ``floor`` are raised to ``floor``; the other
+    weights unchanged.
+
+    With ``floor > -1`` the map ``x -> tanh(S x + I)`` has, for every constant ``I``, the Lyapunov
+    function ``E(x) = -x^T S x / 2 - I^T x + sum_i G(x_i)``, ``G' = artanh`` (Marcus & Westervelt,
+    Phys. Rev. A 40, 501, 1989): ``E`` falls by at least ``(1 + floor) |x' - x|^2 / 2`` per step,
+    so the steps are square-summable and under a Heaviside input (and the zero input) the state
+    settles; every memory decays, whatever the spectral radius of ``S``."""
+    check_type("params", params, TanhRNN)
+    floor = real_number("floor", floor, low=-1.0)
+    if not floor > -1.0:
+        raise ValueError("floor must be above -1 (the Lyapunov function needs S + I > 0)")
+    W = np.asarray(params.W, np.float64)
+    check_shape("params.W", W, (W.shape[0], W.shape[0]))
+    lam, V = np.linalg.eigh((W + W.T) / np.sqrt(2.0))
+    S = (V * np.maximum(lam, floor)) @ V.T
+    return params._replace(W=jnp.asarray((S + S.T) / 2, dtype=jnp.asarray(params.W).dtype))
 
 
 def authors_tail_ratios(params: Sequence[TanhRNN], L: int, rng: np.random.Generator) -> np.ndarray:

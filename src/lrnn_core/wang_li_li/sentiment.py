@@ -9,7 +9,8 @@ the label is 1 when the total polarity is positive, 0 when negative, 1/2 on a ti
 
 :func:`integrating_lstm` is the negative control of the query: with the input and forget gates
 held open (``sigma(gate) = 1``) the cell update is ``c_{n+1} = c_n + g_n``, an integrator, which
-has no attracting fixed point under a repeated word.
+has no attracting fixed point under a repeated word. ``synthetic_reviews(..., swap=("ha",
+"good"))`` exchanges the roles of two words, the negative control of the ordering of Fig. 5.
 """
 
 from __future__ import annotations
@@ -49,7 +50,12 @@ _N_POLAR = 4
 
 
 def synthetic_reviews(
-    key: Array, n_seqs: int, L: int, *, p_polar: float = 0.15
+    key: Array,
+    n_seqs: int,
+    L: int,
+    *,
+    p_polar: float = 0.15,
+    swap: tuple[str, str] | None = None,
 ) -> tuple[Int[Array, "n_seqs L"], Float[Array, " n_seqs"]]:
     """``n_seqs`` random reviews of ``L`` tokens and their labels (a stand-in for WLL App. B's
     IMDB).
@@ -57,8 +63,16 @@ def synthetic_reviews(
     Each position is a polar word (uniform among the four) with probability ``p_polar``, otherwise
     a non-polar one ("ha" or a filler, uniform). Label: 1 if the summed polarity is > 0, 0 if < 0,
     1/2 if 0.
+
+    ``swap=(a, b)`` exchanges the roles of two words of :data:`VOCAB`: the labels are drawn as
+    above, then every ``a`` is written ``b`` and every ``b`` is written ``a``, so that ``b`` carries
+    the polarity of ``a`` and ``a`` that of ``b`` (same draws, same labels).
     """
     n_seqs, L = positive_int("n_seqs", n_seqs), positive_int("L", L)
+    if swap is not None:
+        check_type("swap", swap, tuple)
+        check_shape("swap", np.asarray(swap, object), (2,))
+        a, b = (VOCAB.index(check_choice("swap", w, VOCAB)) for w in swap)
     p_polar = real_number("p_polar", p_polar, high=1.0)
     if not p_polar > 0.0:
         raise ValueError(f"p_polar must be in (0, 1], got {p_polar!r}")
@@ -69,6 +83,8 @@ def synthetic_reviews(
     tokens = jnp.where(is_polar, polar, plain)
     total = jnp.asarray(POLARITY)[tokens].sum(-1)
     labels = jnp.where(total > 0, 1.0, jnp.where(total < 0, 0.0, 0.5))
+    if swap is not None:
+        tokens = jnp.where(tokens == a, b, jnp.where(tokens == b, a, tokens))
     return tokens, labels
 
 
