@@ -19,6 +19,7 @@ from lrnn_core.wang_li_li.perturbation import (
     perturbation_error,
     perturbed_losses,
     width_growth,
+    width_growth_bounds,
 )
 
 
@@ -294,3 +295,30 @@ def test_check_betas():
         check_betas([[0.1]])
     with pytest.raises(ValueError, match="betas"):
         check_betas([0.1, np.nan])
+
+
+def test_width_growth_bounds_on_numbers_and_their_coverage():
+    b = width_growth_bounds([2.0, 3.0, 4.0], [1.0, 2.0, 1.5])
+    assert (b.lower, b.upper) == (1.0, 4.0) and b.confidence == pytest.approx(0.75)
+    # coverage: lognormal sets whose medians differ by a factor 5; with 10 sets a side each
+    # bound misses the true ratio with probability <= 2 * 2**-10
+    rng = np.random.default_rng(0)
+    trials = 4000
+    w = 5.0 * np.exp(rng.normal(size=(trials, 10)))
+    n = np.exp(rng.normal(size=(trials, 10)))
+    bounds = [width_growth_bounds(a, c) for a, c in zip(w, n, strict=True)]
+    assert bounds[0].confidence == pytest.approx(1 - 2 * 2.0**-10)
+    assert np.mean([bd.upper < 5.0 for bd in bounds]) <= 2 * 2.0**-10 + 0.002
+    assert np.mean([bd.lower > 5.0 for bd in bounds]) <= 2 * 2.0**-10 + 0.002
+    # power: a factor 100 of growth is seen with sets this tight
+    assert width_growth_bounds(100.0 * np.exp(0.1 * rng.normal(size=10)),
+                               np.exp(0.1 * rng.normal(size=10))).lower > 10.0  # fmt: skip
+
+
+def test_width_growth_bounds_rejects_bad_input():
+    with pytest.raises(ValueError, match="widest"):
+        width_growth_bounds([1.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="narrowest"):
+        width_growth_bounds([1.0, 2.0], [0.0, 2.0])
+    with pytest.raises(ValueError, match="narrowest"):
+        width_growth_bounds([1.0, 2.0], [np.inf, 2.0])

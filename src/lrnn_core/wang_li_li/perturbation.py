@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -55,6 +56,7 @@ from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
 
 __all__ = [
     "PERTURBED",
+    "GrowthBounds",
     "bias_response_error",
     "check_betas",
     "kernel_loss_of",
@@ -67,6 +69,7 @@ __all__ = [
     "perturbation_noise",
     "perturbed_losses",
     "width_growth",
+    "width_growth_bounds",
 ]
 
 #: The rules for which parameters are perturbed; "all" is the paper's and the authors' protocol.
@@ -357,6 +360,37 @@ def width_growth(
         raise ValueError("errors must be >= 0, not NaN, and > 0 for the narrowest width")
     top = errors[-1] if widest_only else errors.max(axis=0)
     return top / errors[0]
+
+
+class GrowthBounds(NamedTuple):
+    """Distribution-free bounds on the growth factor ``median(E_wide) / median(E_narrow)`` of a
+    perturbation error with the width: ``lower`` and ``upper``, each holding with probability at
+    least ``confidence``."""
+
+    lower: float
+    upper: float
+    confidence: float
+
+
+def width_growth_bounds(
+    widest: Float[ArrayLike, " sets"], narrowest: Float[ArrayLike, " sets"]
+) -> GrowthBounds:
+    """One-sided confidence bounds on ``median(widest) / median(narrowest)`` from independent sets
+    of draws of ``E_m(beta)`` at one ``beta`` (each set a maximum over its draws, so the sets of a
+    width are i.i.d.). For ``n`` i.i.d. values of a continuous law the largest lies below the
+    median with probability ``2**-n`` and the smallest above it with the same probability, so
+    ``upper = max(widest) / min(narrowest)`` exceeds the ratio of the medians, and ``lower =
+    min(widest) / max(narrowest)`` stays below it, each with probability at least ``1 - 2**-n_w
+    - 2**-n_n`` (``confidence``). A family bounded in ``m`` is shown by ``upper`` below a bound
+    stated before the run; one that grows, by ``lower`` above it."""
+    w, n = as_float64("widest", widest), as_float64("narrowest", narrowest)
+    for name, x in (("widest", w), ("narrowest", n)):
+        if x.ndim != 1 or x.size < 2:
+            raise ValueError(name + " must hold at least two sets (a 1-D array)")
+        if np.any(~np.isfinite(x)) or np.any(x <= 0):
+            raise ValueError(name + " must hold finite errors > 0")
+    confidence = 1.0 - 2.0**-w.size - 2.0**-n.size
+    return GrowthBounds(float(w.min() / n.max()), float(w.max() / n.min()), confidence)
 
 
 def bias_response_error(

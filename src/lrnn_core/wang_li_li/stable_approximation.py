@@ -487,8 +487,10 @@ def epoch_gaps(
 class ModelMemory(NamedTuple):
     """Impulse memory of one CTRNN against its stability radius: ``radius`` ``min_i -lam_i``,
     ``predicted`` the rate ``min_i -log|1 + dt lam_i|`` (0 if a mode is not contracting),
-    ``rate`` the fitted tail rate, ``tail`` the tail ratio (the chapter asks a tail below
-    :data:`~lrnn_core.wang_li_li.memory.DECAYING` and a rate of at least 0.9 ``predicted``)."""
+    ``rate`` the fitted tail rate, ``tail`` the tail ratio. The chapter shows them as an
+    illustration and asserts nothing on them: the argument bounds the memory by ``c e^{-rate t}``
+    once the state has relaxed, and fixes no window on which a fitted rate must reach
+    ``predicted`` (issue 37)."""
 
     radius: float
     predicted: float
