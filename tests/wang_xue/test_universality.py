@@ -10,6 +10,7 @@ import pytest
 from lrnn_core.wang_xue import universality
 from lrnn_core.wang_xue.memory import power_law_memory
 from lrnn_core.wang_xue.universality import (
+    LINEAR_MAPS,
     ModeCount,
     Sizes,
     baseline_nmse,
@@ -119,6 +120,19 @@ def test_baselines_of_a_linear_and_a_product_target():
     assert lin["linear"] < 1e-6 and lin["ignores input"] > 0.9
     prod = baseline_nmse(delay_product, u_tr, u_te)
     assert prod["linear"] > 0.9  # no linear map predicts u_{k-3} u_{k-7}
+    for base in (lin, prod):
+        assert base["linear"] == min(base[k] for k in LINEAR_MAPS)
+
+
+def test_linear_baseline_is_the_time_varying_map_on_a_time_varying_target():
+    u_tr = jax.random.normal(jax.random.PRNGKey(3), (256, 12))
+    u_te = jax.random.normal(jax.random.PRNGKey(4), (128, 12))
+    gain = jnp.linspace(-1.0, 2.0, 12)  # y_k = g_k u_{k-1}: linear, not time-invariant
+    base = baseline_nmse(lambda u: gain * jnp.pad(u, ((0, 0), (1, 0)))[:, :12], u_tr, u_te)
+    assert base["time-varying map"] < 1e-8  # recovered to round-off (and the ridge)
+    assert base["time-invariant filter"] > 0.1  # one tap cannot follow g_k
+    assert base["linear"] == base["time-varying map"]
+    assert set(base) == {"ignores input", "linear", *LINEAR_MAPS}
 
 
 def test_training_beats_zero_on_a_linear_target():

@@ -24,8 +24,9 @@ chapter reads, and the probes that produce the memories.
   of the linearisation ``J = diag(1 - h*^2) W`` at the fixed point ``h*`` of the constant input
   (:func:`tanh_rnn_rate`). A finite window sees transients, the polynomial factor of
   near-degenerate eigenvalues and the envelope's staircase, which slow the apparent rate
-  (0.72-1.19 over 24 random RNNs); a power law decays on such windows at under a tenth of the
-  rate.
+  (0.72-1.19 over 24 random RNNs). Only the polynomial factor has a derived bound (``(D - 1)
+  ln 2 / (k/2)`` on ``[k/2, k]``); the chapter's factor 0.5 was set from runs. A power law
+  decays on such windows at under a tenth of the rate.
 * **Fig. 6**: an S4-style layer, HiPPO-LegS discretised by the bilinear rule (:func:`bilinear`,
   :func:`lti_outputs`, :func:`s4_memory`); :func:`steps_to`, the steps until a memory falls
   below ``1e-6`` of its peak.
