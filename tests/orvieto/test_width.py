@@ -59,3 +59,16 @@ def test_run_widths_uses_each_lags_own_data_and_seeds():
     want = width_errors(train, test, [4], [1070, 1071], steps=20, lr=1e-2).min(axis=1)
     np.testing.assert_allclose(run.errors[2], want, rtol=1e-6)
     assert WIDTH_CI.Ds == (2, 8, 32) and WIDTH_CI.eps == 5e-3
+
+
+def test_prop2_width_is_the_bound_in_closed_form():
+    from lrnn_core.orvieto.width import prop2_width
+
+    # 4 r^2 a^2 ||omega||^2 / (eps Var(sin(a u))), r = N = 8, a = 3, Var = 1/2 - sin 6 / 12
+    sizes = WIDTH_CI._replace(eps=1e-2)
+    var = 0.5 - np.sin(6.0) / 12
+    assert var == pytest.approx(np.var(np.sin(3 * np.linspace(-1, 1, 2_000_001))), rel=1e-5)
+    assert prop2_width(sizes, 0.5) == pytest.approx(4 * 64 * 9 * 0.25 / (1e-2 * var))
+    # older tokens: ||omega_j||^2 = rho^(-2j) / N, the bound grows by rho^-2 per step back
+    ratio = prop2_width(sizes, 0.7**-3 / np.sqrt(8)) / prop2_width(sizes, 1 / np.sqrt(8))
+    assert ratio == pytest.approx(0.7**-6)

@@ -68,7 +68,7 @@ def mse_figure(run: StoredRun) -> Figure:
             ax.plot([i - 0.3, i + 0.3], [PAPER_MSE[s, r, m]] * 2, "C3-", lw=2)
         base = run.baselines[system]
         ax.axhline(base["ignores input"], color="gray", ls="--", label="ignores input")
-        ax.axhline(base["linear"], color="k", ls=":", label="linear filter")
+        ax.axhline(base["linear"], color="k", ls=":", label="better linear map")
         ax.set_xticks(
             range(4), ["lin, Λ frozen", "lin, Λ trained", "MLP, Λ frozen", "MLP, Λ trained"]
         )
@@ -87,7 +87,7 @@ def seeds_figure(run: StoredRun, seeds: tuple[int, ...]) -> Figure:
         ax.plot(np.arange(1, c.size + 1), c, label=f"seed {s}")
     base = run.baselines["LZ"]
     ax.axhline(base["ignores input"], color="gray", ls="--", label="ignores input")
-    ax.axhline(base["linear"], color="k", ls=":", label="linear filter")
+    ax.axhline(base["linear"], color="k", ls=":", label="better linear map")
     ax.legend(fontsize=8)
     ax.set(yscale="log", xlabel="epoch", ylabel="train MSE", title="Lorenz (stored run)")
     return fig

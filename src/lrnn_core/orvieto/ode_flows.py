@@ -26,7 +26,13 @@ from flax import nnx
 from jax.sharding import NamedSharding, PartitionSpec
 from jaxtyping import Array, ArrayLike, Complex, Float
 
-from lrnn_core.core.baselines import causal_filter, causal_filter_mse, ignores_input_mse
+from lrnn_core.core.baselines import (
+    causal_filter,
+    ignores_input_mse,
+    linear_mses,
+    time_varying_map,
+    time_varying_prediction,
+)
 from lrnn_core.core.eigenvalues import TWO_PI
 from lrnn_core.core.lru import LRUModel
 from lrnn_core.core.train import epoch_indices, named_in, stack_models, train_params
@@ -153,16 +159,55 @@ def make_dataset(
 
 
 def baselines(data: Dataset, *, lags: int | None = None) -> dict[str, float]:
-    """The two baselines of :mod:`lrnn_core.core.baselines` on ``data``'s test set: "ignores
-    input" (the mean training trajectory) and "linear" (the least-squares affine causal filter of
-    the input over ``lags`` lags, default all ``L``)."""
+    """The baselines of :mod:`lrnn_core.core.baselines` on ``data``'s test set: "ignores input"
+    (the mean training trajectory), the two least-squares causal linear maps of
+    :func:`~lrnn_core.core.baselines.linear_mses` ("time-invariant filter" over ``lags`` lags,
+    default all ``L``; "time-varying map"), and "linear", the better of the two."""
     check_type("data", data, Dataset)
+    lin = linear_mses(data.v_train, data.y_train, data.v_test, data.y_test, lags=lags)
+    return {"ignores input": ignores_input_mse(data.y_train, data.y_test)} | _with_linear(lin)
+
+
+def _with_linear(lin: Mapping[str, float]) -> dict[str, float]:
+    """``lin`` (the filter's and, where known, the time-varying map's MSE) with "linear", the
+    smaller."""
+    return dict(lin) | {"linear": min(lin.values())}
+
+
+def rule_baselines(base: Mapping[str, float]) -> dict[str, float]:
+    """The two baselines a trained row must beat: "ignores input" and "linear" (the better linear
+    map) of :func:`baselines` or of a stored run."""
+    return {k: base[k] for k in ("ignores input", "linear")}
+
+
+def digest(data: Dataset, k: int = 4) -> dict[str, list[list[float]]]:
+    """The first ``k`` training pairs of ``data`` at 8 evenly spaced steps (a fingerprint of the
+    data that :func:`first_pairs` recomputes without the rest)."""
+    steps = np.linspace(0, data.v_train.shape[1] - 1, 8).astype(int)
+    k = positive_int("k", k)
     return {
-        "ignores input": ignores_input_mse(data.y_train, data.y_test),
-        "linear": causal_filter_mse(
-            data.v_train, data.y_train, data.v_test, data.y_test, lags=lags
-        ),
+        "v": data.v_train[:k, steps].astype(float).tolist(),
+        "y": data.y_train[:k, steps].astype(float).tolist(),
     }
+
+
+def first_pairs(system: str, sizes: SystemSizes, *, seed: int, k: int = 4) -> Dataset:
+    """The first ``k`` training pairs of ``make_dataset(system, sizes.n_train, sizes.n_test,
+    seed=seed, L=sizes.L)`` (as a :class:`Dataset` with them as training and test set), solving
+    only the first ``2 k`` drawn inputs (ValueError if fewer than ``k`` of them stay finite)."""
+    check_type("sizes", sizes, SystemSizes)
+    spec = ode(check_choice("system", system, tuple(SYSTEMS)))._replace(L=sizes.L)
+    k = positive_int("k", k)
+    rng = np.random.default_rng(nonnegative_int("seed", seed))
+    batch = max(8, int(1.1 * (sizes.n_train + sizes.n_test)))  # make_dataset's first draw
+    v = low_frequency_inputs(rng, batch, spec.L, amplitude=AMPLITUDE[system])[: 2 * k]
+    y = solve(spec, v)
+    ok = np.all(np.isfinite(y), axis=1)
+    if ok.sum() < k or k > sizes.n_train:
+        raise ValueError("fewer than k finite trajectories among the first 2 k inputs")
+    v = v[ok][:k].astype(np.float32)
+    y = (OUTPUT_SCALE[system] * y[ok][:k]).astype(np.float32)
+    return Dataset(system, v, y, v, y, 0.0)
 
 
 def filter_prediction(
@@ -174,6 +219,19 @@ def filter_prediction(
     u = as_float64("u", u)
     check_shape("u", u, (None, ubar.shape[0]))
     return ybar + scipy.signal.fftconvolve(u - ubar, h[None, :], axes=1)[:, : ubar.shape[0]]
+
+
+def trajectory_errors(data: Dataset) -> dict[str, list[float]]:
+    """The test MSE of each test trajectory of ``data`` under the two linear maps of
+    :func:`baselines` ("time-invariant filter", "time-varying map"), fitted on its training set;
+    their means are the baselines."""
+    check_type("data", data, Dataset)
+    fit = time_varying_map(data.v_train, data.y_train)
+    pred = {
+        "time-invariant filter": filter_prediction(data.v_train, data.y_train, data.v_test),
+        "time-varying map": time_varying_prediction(fit, data.v_test),
+    }
+    return {k: np.mean((p - data.y_test) ** 2, axis=1).tolist() for k, p in pred.items()}
 
 
 # --- the model ---
@@ -547,13 +605,26 @@ CI_PLAN = Plan(PT=_CI_SYSTEM, LV=_CI_SYSTEM, LZ=_CI_SYSTEM, seeds=(1,), lrs=(3e-
 
 class StoredRun(NamedTuple):
     """A stored run: its ``provenance``; ``rows`` keyed ``(experiment, Lambda trained)``;
-    ``baselines`` per system ("ignores input", "linear"); ``have`` per system: every experiment
-    and mode of the system is stored, with its baselines."""
+    ``baselines`` per system ("ignores input", "time-invariant filter", "time-varying map" where
+    stored, and "linear", the better linear map); ``have`` per system: every experiment and mode
+    of the system is stored, with its baselines; ``stored`` per system: the file's baseline
+    entry as written (with ``dropped`` and, where added, the data's ``digest``)."""
 
     provenance: dict[str, Any]
     rows: dict[tuple[str, bool], dict[str, Any]]
     baselines: dict[str, dict[str, float]]
     have: dict[str, bool]
+    stored: Mapping[str, dict[str, Any]] = MappingProxyType({})
+
+
+def stored_baselines(entry: Mapping[str, Any]) -> dict[str, float]:
+    """The baselines of one system's entry of a results file: "ignores input", the filter
+    ("time-invariant filter", or "linear" in files written before the time-varying map), the
+    "time-varying map" where stored, and "linear", the better of the two linear maps."""
+    lin = {"time-invariant filter": entry.get("time-invariant filter", entry["linear"])}
+    if "time-varying map" in entry:
+        lin["time-varying map"] = entry["time-varying map"]
+    return {"ignores input": entry["ignores input"]} | _with_linear(lin)
 
 
 def load_paper_results(path: str | Path) -> dict[str, Any]:
@@ -587,15 +658,36 @@ def load_stored_run(path: str | Path) -> StoredRun:
     empty = {"provenance": {}, "rows": [], "baselines": {}}
     stored = load_paper_results(path) if path.exists() else empty
     rows = {(r["experiment"], r["trained_lambda"]): r for r in stored["rows"]}
-    base = {
-        s: {k: b[k] for k in ("ignores input", "linear")} for s, b in stored["baselines"].items()
-    }
+    base = {s: stored_baselines(b) for s, b in stored["baselines"].items()}
     have = {
         s: s in base
         and all((k, m) in rows for k, e in EXPERIMENTS.items() if e[0] == s for m in e[3])
         for s in SYSTEMS
     }
-    return StoredRun(stored["provenance"], rows, base, have)
+    return StoredRun(stored["provenance"], rows, base, have, stored["baselines"])
+
+
+def regenerate(run: StoredRun, system: str, *, first_run: bool = False) -> Dataset:
+    """The data set of ``system`` in ``run`` (or, with ``first_run``, of its superseded first
+    run), drawn again from the provenance's data seed and sizes (system ``i`` of PT, LV, LZ has
+    seed ``data_seed + i``, as in :func:`run_plan`)."""
+    system = check_choice("system", system, tuple(SYSTEMS))
+    prov = run.provenance
+    sizes = prov["superseded"][system]["sizes"] if first_run else prov["sizes"][system]
+    seed = prov["data_seed"] + ("PT", "LV", "LZ").index(system)
+    return make_dataset(system, sizes["n_train"], sizes["n_test"], seed=seed, L=sizes["L"])
+
+
+def recompute(run: StoredRun, system: str, *, first_run: bool = False) -> dict[str, Any]:
+    """What ``run`` stores about the data of ``system`` (or of its superseded first run), computed
+    again on the data drawn again (:func:`regenerate`): the :func:`baselines` and ``dropped``;
+    for the run itself also the :func:`digest` and the "per-trajectory test MSE"
+    (:func:`trajectory_errors`)."""
+    data = regenerate(run, system, first_run=first_run)
+    out = baselines(data) | {"dropped": data.dropped}
+    if not first_run:
+        out |= {"digest": digest(data), "per-trajectory test MSE": trajectory_errors(data)}
+    return out
 
 
 def mse_rows(run: StoredRun) -> list[dict[str, Any]]:
@@ -661,7 +753,7 @@ def superseded(run: StoredRun) -> dict[str, dict[str, Any]]:
         key = f"{system} MLP"
         then = next(r for r in old["rows"] if (r["experiment"], r["trained_lambda"]) == (key, True))
         rerun = [q for q in prov["parts"] if system in q["sizes"]][-1]
-        base = {k: old["baselines"][k] for k in ("ignores input", "linear")}
+        base = rule_baselines(stored_baselines(old["baselines"]))
         first, now = old["sizes"], prov["sizes"][system]
         out[system] = {
             "first run": (first["epochs"], first["n_train"], then["lr"]),

@@ -152,6 +152,19 @@ WIDTH_BOOK = WidthSizes(
 )  # fmt: skip
 
 
+def prop2_width(sizes: WidthSizes, omega_norm: float) -> float:
+    """The width that Prop. 2 of Orvieto et al. says suffices for ``D(eps)`` here:
+    ``4 r^2 C_T^2 ||Omega||^2 S^3 / eps_sup^2`` with ``S = 1`` output, ``C_T = frequency`` (the
+    Barron constant of ``sin(frequency u)``), ``||Omega|| = omega_norm``, ``r = N`` (``||x_L|| <=
+    ||V_L||_2 ||u||_2 <= sqrt(N) sqrt(L)`` for ``u`` in ``[-1, 1]^L``, ``L = N``) and the sup error
+    ``eps_sup^2 = eps * Var(y)`` that guarantees a relative MSE ``eps``, ``Var(sin(a u)) = 1/2 -
+    sin(2a) / (4a)`` for ``u ~ U(-1, 1)``."""
+    a = real_number("frequency", sizes.frequency)
+    var = 0.5 - np.sin(2 * a) / (4 * a)
+    r = positive_int("N", sizes.N)
+    return float(4 * r**2 * a**2 * real_number("omega_norm", omega_norm) ** 2 / (sizes.eps * var))
+
+
 class WidthRun(NamedTuple):
     """Per lag ``j``: ``omega_norm`` ``||omega_j||``; ``token_err`` the largest
     ``|omega_j . x_L - u_{L-j}|`` on the training set; ``errors`` the relative test MSE per width
