@@ -49,7 +49,13 @@ import jax
 
 from lrnn_core.data.mnist import mnist_sequences
 from lrnn_core.data.pathfinder import pathfinder_images
-from lrnn_core.orvieto.reconstruction import HEADS, fig4_cell, save_results
+from lrnn_core.orvieto.reconstruction import (
+    BASELINE_SEED,
+    HEADS,
+    PATHFINDER_DRAW,
+    fig4_cell,
+    save_results,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "orvieto_fig4_cpu.json"
@@ -63,7 +69,7 @@ HYPER = {
     "r_min": 0.9,
     "r_max": 0.999,  # ring initialisation of the trained LRU (the paper's)
     "baseline_ring": [0.999, 1.0],  # eigenvalues of the untrained Vandermonde inverse
-    "pathfinder": "lrnn_core.data.pathfinder.pathfinder_images defaults, seed 0",
+    "pathfinder": PATHFINDER_DRAW,
     "pf_train": 1024,  # PathFinder-substitute training images (generated after MNIST)
 }
 SEEDS = [0]
@@ -217,7 +223,7 @@ def main() -> None:
                 lr=hyper["lr"],
                 batch_size=hyper["batch_size"],
                 seeds=seeds,
-                baseline_seed=1000 + N,
+                baseline_seed=BASELINE_SEED + N,  # recomputed by the chapter
             )
             rows.append({"claim": "Orvieto Fig 4", "commit": commit, "data": name} | row)
             provenance["wall_s"] = time.perf_counter() - start

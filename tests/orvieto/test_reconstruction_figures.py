@@ -31,6 +31,7 @@ def _run(examples, lam=0.6):
     return ReconstructionRun(
         N=1, D=(), train_mse=np.zeros(1), test_mse=np.zeros(1), curve=np.zeros((1, 1)),
         lam_init=np.array([[0.5]]), lam=np.array([[lam]]), examples=examples,
+        shuffled_mse=np.zeros(1),
     )  # fmt: skip
 
 

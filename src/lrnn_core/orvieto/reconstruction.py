@@ -47,16 +47,21 @@ from lrnn_core.core.scan import linear_scan
 from lrnn_core.core.train import lru_optimizer, train
 from lrnn_core.core.validate import (
     as_inexact,
+    check_choice,
     check_finite,
     check_shape,
     positive_int,
     positive_number,
     seed_list,
 )
+from lrnn_core.data.mnist import mnist_sequences
+from lrnn_core.data.pathfinder import pathfinder_images
 from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 
 __all__ = [
+    "BASELINE_SEED",
     "HEADS",
+    "PATHFINDER_DRAW",
     "Cells",
     "ReconstructionRun",
     "Reconstructor",
@@ -78,8 +83,12 @@ __all__ = [
     "pca_projection_mse",
     "per_data_set",
     "pixel_mse",
+    "recompute_baselines",
     "results_file",
     "save_results",
+    "shuffled_error",
+    "shuffled_targets",
+    "stored_run_data",
     "train_reconstruction",
     "vandermonde_baseline",
     "vandermonde_examples",
@@ -145,7 +154,10 @@ class ReconstructionRun:
     ``train_mse`` / ``test_mse`` ``(seeds,)``: :func:`pixel_mse` of the trained model on all
     training / held-out sequences; ``curve`` ``(seeds, steps)``: the loss of every training step;
     ``lam_init`` / ``lam`` ``(seeds, N)``: eigenvalues at initialisation and after training;
-    ``examples`` ``(seeds, k, L)``: reconstructions of the first ``k`` held-out sequences.
+    ``examples`` ``(seeds, k, L)``: reconstructions of the first ``k`` held-out sequences;
+    ``shuffled_mse`` ``(seeds,)``: the held-out outputs scored against the wrong targets, output
+    ``i`` against held-out sequence ``(i + m // 2) mod m`` (:func:`shuffled_targets`), the
+    chapter's negative control.
     """
 
     N: int
@@ -156,6 +168,7 @@ class ReconstructionRun:
     lam_init: np.ndarray
     lam: np.ndarray
     examples: np.ndarray
+    shuffled_mse: np.ndarray
 
 
 def train_reconstruction(
@@ -197,24 +210,40 @@ def train_reconstruction(
 
     result = train(make, pixel_mse, batch, steps=steps, seed=list(seeds),
                    optimizer=lru_optimizer(steps, lr=lr), progress=progress)  # fmt: skip
-    train_mse, test_mse, lam_init, lam, examples = [], [], [], [], []
+    train_mse, test_mse, lam_init, lam, examples, shuffled = [], [], [], [], [], []
+    wrong = jnp.asarray(shuffled_targets(test_u))
     for i, s in enumerate(seeds):
         model = result.model(i)
         init = make(nnx.Rngs(jax.random.split(jax.random.key(s))[0]))  # as train() draws it
         train_mse.append(float(_batched_mse(model, train_u)))
         test_mse.append(float(_batched_mse(model, test_u)))
+        shuffled.append(float(_batched_mse(model, test_u, wrong)))
         lam_init.append(np.asarray(init.lru.eigenvalues()))
         lam.append(np.asarray(model.lru.eigenvalues()))
         examples.append(np.asarray(model(test_u[:n_examples])))
     curve = np.asarray(result.losses)
     return ReconstructionRun(N, D, np.array(train_mse), np.array(test_mse), curve,
-                             np.stack(lam_init), np.stack(lam), np.stack(examples))  # fmt: skip
+                             np.stack(lam_init), np.stack(lam), np.stack(examples),
+                             np.array(shuffled))  # fmt: skip
 
 
-def _batched_mse(model: Reconstructor, u: Array, chunk: int = 1024) -> Array:
-    """:func:`pixel_mse` over all of ``u``, ``chunk`` sequences at a time (bounded memory)."""
+def shuffled_targets(u: Float[ArrayLike, "m L"]) -> Float[np.ndarray, "m L"]:
+    """The held-out sequences paired with the wrong outputs: row ``i`` is sequence
+    ``(i + m // 2) mod m`` (``m >= 2``, so no row is its own target)."""
+    u = np.asarray(_sequences("u", u))
+    if len(u) < 2:
+        raise ValueError("u must hold at least 2 sequences")
+    return np.roll(u, -(len(u) // 2), axis=0)
+
+
+def _batched_mse(model: Reconstructor, u: Array, targets: Array | None = None,
+                 chunk: int = 1024) -> Array:  # fmt: skip
+    """:func:`pixel_mse` over all of ``u`` (against ``targets``, default ``u``), ``chunk``
+    sequences at a time (bounded memory)."""
+    targets = u if targets is None else targets
     total = sum(
-        jnp.sum((model(u[i : i + chunk]) - u[i : i + chunk]) ** 2) for i in range(0, len(u), chunk)
+        jnp.sum((model(u[i : i + chunk]) - targets[i : i + chunk]) ** 2)
+        for i in range(0, len(u), chunk)
     )
     return total / u.size
 
@@ -447,6 +476,59 @@ def pca_projection_mse(u: Float[ArrayLike, "n L"], rank: int) -> float:
     return float(np.mean((centred @ top.T @ top - centred) ** 2))
 
 
+#: the stored runs seed the Vandermonde baseline of state size ``N`` with ``BASELINE_SEED + N``
+BASELINE_SEED = 1000
+#: how the stored runs draw the PathFinder substitute (their provenance's ``"pathfinder"``)
+PATHFINDER_DRAW = "lrnn_core.data.pathfinder.pathfinder_images defaults, seed 0"
+
+
+def stored_run_data(hyper: Mapping[str, Any], name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The training and held-out images of data set ``name`` as
+    ``scripts/reconstruction_cpu_runs.py`` drew them, from a stored run's ``hyperparameters``:
+    MNIST's first ``n_train`` training and first ``n_test`` test images; for the PathFinder
+    substitute (``hyper["pathfinder"]`` must be :data:`PATHFINDER_DRAW`) the first ``pf_train``
+    of ``pathfinder_images(pf_train + n_test, seed=0)`` for training, the next ``n_test``."""
+    name = check_choice("name", name, ("MNIST", "PathFinder substitute"))
+    m = positive_int("n_test", hyper["n_test"])
+    if name == "MNIST":
+        n = positive_int("n_train", hyper["n_train"])
+        return mnist_sequences("train", n)[0], mnist_sequences("test", m)[0]
+    if hyper.get("pathfinder") != PATHFINDER_DRAW:
+        raise ValueError("the run's PathFinder draw is not PATHFINDER_DRAW: " + repr(hyper))
+    k = positive_int("pf_train", hyper["pf_train"])
+    images, _, _ = pathfinder_images(k + m, seed=0)
+    return images[:k], images[k:]
+
+
+def recompute_baselines(
+    rows: Iterable[Fig4Row],
+    data: Mapping[str, tuple[ArrayLike, ArrayLike]],
+    Ns: Iterable[int] | None = None,
+    *,
+    seed: int = BASELINE_SEED,
+) -> dict[tuple[str, str, int], dict[str, tuple[float, float]]]:
+    """Both stored baselines of every row whose data set is in ``data`` (``{name: (train_u,
+    test_u)}``) and whose ``N`` is in ``Ns`` (default all), beside their recomputation on
+    ``data``: ``{(data, head, N): {baseline: (stored, recomputed)}}``, ``"ignores input"`` by
+    :func:`mean_image_mse`, ``"linear"`` by :func:`vandermonde_baseline` seeded ``seed + N``."""
+    keep = None if Ns is None else {positive_int("N", N) for N in Ns}
+    done: dict[tuple[str, int], dict[str, float]] = {}
+    out = {}
+    for r in rows:
+        name, N = r["data"], r["N"]
+        if name not in data or (keep is not None and N not in keep):
+            continue
+        if (name, N) not in done:
+            train_u, test_u = data[name]
+            done[name, N] = {
+                "ignores input": mean_image_mse(train_u, test_u),
+                "linear": vandermonde_baseline(test_u, N, seed=seed + N),
+            }
+        out[name, r["head"], N] = {k: (float(r["baselines"][k]), v)
+                                   for k, v in done[name, N].items()}  # fmt: skip
+    return out
+
+
 def results_file(name: str, start: str | Path | None = None) -> Path:
     """``results/<name>`` of the repository that holds ``start`` (default: the working
     directory): the first of ``start`` and its parents with a ``pyproject.toml``."""
@@ -487,17 +569,24 @@ def live_stored_ratios(
 
 
 def per_data_set(
-    cells: Cells, sizes: Mapping[str, Sequence[int]], rule: Callable[[dict, list[int]], Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Per data set ``name`` of ``sizes`` (its ``N``s): ``rule(err, Ns)`` on the trained
-    decoders' median held-out MSE and on the mean image's (the negative control), each with
-    ``err[(head, N)]`` for both decoders at every ``N``. Returns ``(trained, mean_image)``."""
+    cells: Cells,
+    sizes: Mapping[str, Sequence[int]],
+    rule: Callable[[dict, list[int]], Any],
+    error: Callable[[Fig4Row], float] = lambda r: r["median"],
+) -> dict[str, Any]:
+    """Per data set ``name`` of ``sizes`` (its ``N``s): ``rule(err, Ns)`` with
+    ``err[(head, N)] = error(cells[name, head, N])`` for both decoders at every ``N`` (default:
+    the median held-out MSE)."""
+    return {name: rule({(h, N): error(cells[name, h, N]) for h in HEADS for N in Ns}, Ns)
+            for name, Ns in sizes.items()}  # fmt: skip
 
-    def by_set(error: Callable[[Fig4Row], float]) -> dict[str, Any]:
-        return {name: rule({(h, N): error(cells[name, h, N]) for h in HEADS for N in Ns}, Ns)
-                for name, Ns in sizes.items()}  # fmt: skip
 
-    return by_set(lambda r: r["median"]), by_set(lambda r: r["baselines"]["ignores input"])
+def shuffled_error(row: Fig4Row) -> float:
+    """The median over seeds of a live cell's ``shuffled_mse`` (its ``run`` kept): the trained
+    decoders scored against the wrong held-out targets (:func:`shuffled_targets`)."""
+    if "run" not in row:
+        raise ValueError("shuffled_error needs a live cell with its run kept (keep_run=True)")
+    return float(np.median(row["run"].shuffled_mse))
 
 
 def cell_baselines(cells: Cells, name: str, head: str, N: int) -> dict[str, float]:
