@@ -2,14 +2,14 @@
 and loss; the mixing matrix is negative semidefinite for any P; the authors' initialisation; the
 same start for all parameterisations; training lowers the loss; seeds are independent of each
 other; the class-prior error by counting, the logistic regression against separable and
-label-noise data, the paired verdict against a hand computed t statistic."""
+label-noise data, the per-seed measures through the paired test of core.verdicts."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import scipy.stats
 
+from lrnn_core.core.verdicts import paired_difference
 from lrnn_core.wang_li_li.classification import (
     HIGHER,
     MNIST_MEAN,
@@ -24,8 +24,6 @@ from lrnn_core.wang_li_li.classification import (
     logistic_regression_error,
     mean_se,
     mixing_weight,
-    paired_t_critical,
-    paired_verdict,
     per_seed_measures,
     pixel_sequences,
     train_classifier,
@@ -199,29 +197,6 @@ def test_logistic_regression_is_at_chance_on_inputs_unrelated_to_labels():
     assert abs(err - 0.5) < 0.05
 
 
-def test_paired_verdict_matches_the_t_statistic():
-    cand = np.array([0.70, 0.72, 0.71, 0.69])
-    ref = np.array([0.60, 0.61, 0.63, 0.60])
-    d = cand - ref
-    t_crit = scipy.stats.t.ppf(1 - 0.05 / (2 * 3), 3)
-    verdict, dbar, margin = paired_verdict(cand, ref, higher_is_better=True, n_tests=3)
-    assert dbar == pytest.approx(d.mean())
-    assert margin == pytest.approx(t_crit * d.std(ddof=1) / 2)
-    assert verdict == "better"
-    # lower is better: the same numbers are "worse"
-    assert paired_verdict(cand, ref, higher_is_better=False, n_tests=3)[0] == "worse"
-    # equal runs are a tie
-    assert paired_verdict(ref, ref, higher_is_better=True)[0] == "tie"
-    # a difference within the spread is a tie
-    assert paired_verdict([1.0, 0.0, 1.0], [0.0, 1.0, 0.0], higher_is_better=True)[0] == "tie"
-
-
-def test_paired_t_critical_bonferroni():
-    assert paired_t_critical(3, n_tests=9) == pytest.approx(scipy.stats.t.ppf(1 - 0.025 / 9, 2))
-    with pytest.raises(ValueError, match="n_seeds"):
-        paired_t_critical(1)
-
-
 def test_untrained_scores_evaluate_each_seed_start(monkeypatch):
     from lrnn_core.wang_li_li import classification
 
@@ -259,13 +234,12 @@ def test_per_seed_measures_mean_se_and_verdicts():
     assert (m, se) == (2.0, pytest.approx(1 / np.sqrt(3)))
 
     def versus_direct(p, k):  # the chapter's comparison, Bonferroni over 3 measures
-        return paired_verdict(
+        return paired_difference(
             per_seed[p][k], per_seed["direct"][k], higher_is_better=HIGHER[k], n_tests=3
         )
 
-    want = paired_verdict(
-        per_seed["exp"]["acc"], per_seed["direct"]["acc"], higher_is_better=True, n_tests=3
-    )
-    assert versus_direct("exp", "acc") == want and want[0] == "better"
-    assert versus_direct("exp", "loss")[0] == "better"  # lower loss is better
-    assert versus_direct("untrained", "acc")[0] == "worse"
+    d = per_seed["exp"]["acc"] - per_seed["direct"]["acc"]  # 30, 30, 31 points
+    acc = versus_direct("exp", "acc")
+    assert acc.mean == pytest.approx(d.mean()) and acc.better
+    assert versus_direct("exp", "loss").better  # lower loss is better
+    assert versus_direct("untrained", "acc").worse

@@ -25,7 +25,6 @@ from lrnn_core.wang_li_li.classification import (
     class_prior_error,
     initial_classifiers,
     logistic_regression_error,
-    paired_verdict,
     pixel_sequences,
 )
 from lrnn_core.wang_li_li.ctrnn import (
@@ -496,18 +495,6 @@ BAD_CALLS = [
         lambda: logistic_regression_error(np.ones((4, 3)), [0, 1, 0, 1], np.ones((2, 2)), [0, 1]),
         ValueError,
         "u_test",
-    ),
-    (
-        "one seed for a paired verdict",
-        lambda: paired_verdict([1.0], [0.0], higher_is_better=True),
-        ValueError,
-        "n_seeds",
-    ),
-    (
-        "string higher_is_better",
-        lambda: paired_verdict([1.0, 2.0], [0.0, 1.0], higher_is_better="yes"),
-        TypeError,
-        "higher_is_better",
     ),
 ]
 

@@ -39,12 +39,10 @@ the authors' MNIST data module).
   fitted by minimising the mean training cross-entropy plus ``(l2 / 2) |A|_F^2`` with L-BFGS
   (a convex problem: the fit does not depend on a seed), :func:`logistic_regression_error`.
 
-**Paired verdict** (:func:`paired_verdict`): seed ``s`` starts both parameterisations from the
-same network, so the per-seed differences ``d_s`` (signed so that ``d > 0`` means "better") are
-paired; with mean ``dbar``, standard error ``se = std(d, ddof=1) / sqrt(n)`` and ``t*`` the
-two-sided ``alpha`` quantile of Student's t with ``n - 1`` degrees of freedom, Bonferroni-corrected
-for ``n_tests`` comparisons, the verdict is "better" if ``dbar > t* se``, "worse" if
-``dbar < -t* se``, else "tie".
+**Paired comparison**: seed ``s`` starts every parameterisation from the same network and visits
+the training set in the same order, so the per-seed measures of two parameterisations
+(:func:`per_seed_measures`, signed by :data:`HIGHER`) are paired; the test on their differences is
+:func:`lrnn_core.core.verdicts.paired_difference`.
 """
 
 from __future__ import annotations
@@ -59,7 +57,6 @@ import numpy as np
 import optax
 import scipy.optimize
 import scipy.special
-import scipy.stats
 from jaxtyping import Array, ArrayLike, Float, Int
 
 from lrnn_core.core.train import TrainResult, epoch_indices, train_params
@@ -98,8 +95,6 @@ __all__ = [
     "mean_se",
     "mnist_pixel_data",
     "mixing_weight",
-    "paired_t_critical",
-    "paired_verdict",
     "per_seed_measures",
     "pixel_sequences",
     "train_classifier",
@@ -514,46 +509,6 @@ def logistic_regression_error(
     )
     A, a = fit.x[: d * n_classes].reshape(d, n_classes), fit.x[d * n_classes :]
     return float(np.mean(np.argmax(x_test @ A + a, axis=1) != y_test))
-
-
-def paired_t_critical(n_seeds: int, *, n_tests: int = 1, alpha: float = 0.05) -> float:
-    """``t*``: the two-sided ``alpha`` quantile of Student's t with ``n_seeds - 1`` degrees of
-    freedom, Bonferroni-corrected for ``n_tests`` comparisons:
-    ``t.ppf(1 - alpha / (2 n_tests), n_seeds - 1)``."""
-    n_seeds = positive_int("n_seeds", n_seeds)
-    if n_seeds < 2:
-        raise ValueError(f"n_seeds must be >= 2 for a standard error, got {n_seeds}")
-    n_tests = positive_int("n_tests", n_tests)
-    alpha = real_number("alpha", alpha, low=0.0, high=1.0)
-    if alpha == 0.0 or alpha == 1.0:
-        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha}")
-    return float(scipy.stats.t.ppf(1 - alpha / (2 * n_tests), n_seeds - 1))
-
-
-def paired_verdict(
-    candidate: Float[ArrayLike, " n_seeds"],
-    reference: Float[ArrayLike, " n_seeds"],
-    *,
-    higher_is_better: bool,
-    n_tests: int = 1,
-    alpha: float = 0.05,
-) -> tuple[str, float, float]:
-    """``(verdict, dbar, margin)`` of ``candidate`` against ``reference``, paired by seed (module
-    docstring): ``d_s = candidate_s - reference_s`` (negated when ``higher_is_better`` is False),
-    ``margin = t* se``; verdict "better" if ``dbar > margin``, "worse" if ``dbar < -margin``, else
-    "tie"."""
-    higher_is_better = check_flag("higher_is_better", higher_is_better)
-    cand, ref = as_float64("candidate", candidate), as_float64("reference", reference)
-    check_shape("candidate", cand, (None,))  # one value per seed
-    check_shape("reference", ref, cand.shape)
-    check_finite("candidate", cand)
-    check_finite("reference", ref)
-    t_crit = paired_t_critical(cand.size, n_tests=n_tests, alpha=alpha)
-    d = (cand - ref) * (1.0 if higher_is_better else -1.0)
-    dbar, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
-    margin = t_crit * se
-    verdict = "better" if dbar > margin else "worse" if dbar < -margin else "tie"
-    return verdict, dbar, margin
 
 
 #: The three measures of a trained classifier and the sign of "better": test accuracy (%),
