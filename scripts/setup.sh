@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates .venv (if missing) with the pinned requirements and lrnn_core installed editable.
-# Sourced by scripts/build.sh and scripts/test.sh; needs only Python 3.11 and pip.
+# Sourced by scripts/build.sh, scripts/test.sh and scripts/seed_check.sh; needs only Python 3.11 and pip.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON=${PYTHON:-python3}
@@ -18,3 +18,12 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   python -m pip install --disable-pip-version-check -q --no-deps -e .
   echo "$want" > "$stamp"
 fi
+# JAX's persistent compilation cache: a program one process compiled (a chapter at seed 0) is
+# loaded, not compiled again, by every later process (the same chapter at seed 1, a unit test, a
+# rebuild). Entries are keyed on the program, the compile options and the JAX/XLA versions, so a
+# hit runs the executable a compile would have made: the numbers do not change (claim records
+# compared field by field with and without it). It cuts the second run of a chapter that trains by
+# about 40 % (memory-functions at ci: 88 s to 54 s). It lives in _build/ (delete it at will).
+export JAX_COMPILATION_CACHE_DIR=${JAX_COMPILATION_CACHE_DIR:-$PWD/_build/jax-cache}
+export JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=${JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS:-0}
+export JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=${JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES:-0}

@@ -132,19 +132,21 @@ class TimeVaryingMap(NamedTuple):
     ridge: float
 
 
-def _cholesky(G: np.ndarray, ridge: float) -> np.ndarray:
+def _factor(uc: np.ndarray, yc: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """``C``, the Cholesky factor of the ridged Gram matrix, and ``W = C^-1 uc^T yc``: the one
+    factorisation every step's taps come from (step ``k`` uses the leading ``k+1`` block)."""
     try:
-        return scipy.linalg.cholesky(G + ridge * np.eye(len(G)), lower=True)
+        C = scipy.linalg.cholesky(uc.T @ uc + ridge * np.eye(uc.shape[1]), lower=True)
     except np.linalg.LinAlgError:
         raise ValueError(
             "the inputs' Gram matrix is singular: pass ridge > 0 (or ridge=None to choose one)"
         ) from None
+    return C, scipy.linalg.solve_triangular(C, uc.T @ yc, lower=True)
 
 
 def _tv_predict(uc: np.ndarray, yc: np.ndarray, vc: np.ndarray, ridge: float) -> np.ndarray:
     """Centred predictions for centred inputs ``vc`` of the map fitted on ``(uc, yc)``."""
-    C = _cholesky(uc.T @ uc, ridge)
-    W = scipy.linalg.solve_triangular(C, uc.T @ yc, lower=True)
+    C, W = _factor(uc, yc, ridge)
     Q = scipy.linalg.solve_triangular(C, vc.T, lower=True).T
     return Q @ np.triu(W)
 
@@ -171,8 +173,7 @@ def time_varying_map(
     ubar, ybar = u.mean(axis=0), y.mean(axis=0)
     uc, yc = u - ubar, y - ybar
     r = _choose_ridge(uc, yc) if ridge is None else real_number("ridge", ridge, low=0.0)
-    C = _cholesky(uc.T @ uc, r)
-    W = scipy.linalg.solve_triangular(C, uc.T @ yc, lower=True)
+    C, W = _factor(uc, yc, r)
     H = np.zeros_like(W)
     for k in range(len(W)):
         H[k, : k + 1] = scipy.linalg.solve_triangular(C[: k + 1, : k + 1].T, W[: k + 1, k])
