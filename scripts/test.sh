@@ -20,7 +20,11 @@ python scripts/chapters_to_notebooks.py _build/nbval
 # Every chapter again with a second seed set (LRNN_SEED=1: disjoint seeds, see bookkit/seeds.py), so
 # that no assert holds only for the seeds it was written against (the book's reading rule 3). These
 # copies name a kernel that runs with LRNN_SEED=1, so one pytest run holds both seed sets and its
-# two workers stay busy to the end; the chapters go first, the longest work.
+# two workers stay busy to the end. Files are handed out in the order given (--no-loadscope-reorder;
+# xdist's default sorts them by number of tests): the chapters first, the longest work, each at seed
+# 1 after its seed-0 run has filled the JAX compilation cache (scripts/setup.sh), then the many
+# short unit-test files, which fill the tail.
 python scripts/chapters_to_notebooks.py _build/nbval-seed1 --seed 1
 export JUPYTER_PATH=$PWD/_build/nbval-seed1/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}
-python -m pytest -n 2 --dist loadfile --durations=15 --nbval-lax _build/nbval _build/nbval-seed1 tests "$@"
+python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=15 --nbval-lax \
+  _build/nbval _build/nbval-seed1 tests "$@"
