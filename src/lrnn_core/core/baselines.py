@@ -132,34 +132,40 @@ class TimeVaryingMap(NamedTuple):
     ridge: float
 
 
-def _factor(uc: np.ndarray, yc: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
-    """``C``, the Cholesky factor of the ridged Gram matrix, and ``W = C^-1 uc^T yc``: the one
-    factorisation every step's taps come from (step ``k`` uses the leading ``k+1`` block)."""
+def _factor(G: np.ndarray, b: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """``C``, the Cholesky factor of the ridged Gram matrix ``G = uc^T uc``, and ``W = C^-1 b``
+    (``b = uc^T yc``): the one factorisation every step's taps come from (step ``k`` uses the
+    leading ``k+1`` block)."""
     try:
-        C = scipy.linalg.cholesky(uc.T @ uc + ridge * np.eye(uc.shape[1]), lower=True)
+        C = scipy.linalg.cholesky(G + ridge * np.eye(len(G)), lower=True)
     except np.linalg.LinAlgError:
         raise ValueError(
             "the inputs' Gram matrix is singular: pass ridge > 0 (or ridge=None to choose one)"
         ) from None
-    return C, scipy.linalg.solve_triangular(C, uc.T @ yc, lower=True)
+    return C, scipy.linalg.solve_triangular(C, b, lower=True)
 
 
-def _tv_predict(uc: np.ndarray, yc: np.ndarray, vc: np.ndarray, ridge: float) -> np.ndarray:
-    """Centred predictions for centred inputs ``vc`` of the map fitted on ``(uc, yc)``."""
-    C, W = _factor(uc, yc, ridge)
+def _tv_predict(G: np.ndarray, b: np.ndarray, vc: np.ndarray, ridge: float) -> np.ndarray:
+    """Centred predictions for centred inputs ``vc`` of the map fitted on ``G = uc^T uc`` and
+    ``b = uc^T yc``."""
+    C, W = _factor(G, b, ridge)
     Q = scipy.linalg.solve_triangular(C, vc.T, lower=True).T
     return Q @ np.triu(W)
 
 
-def _choose_ridge(uc: np.ndarray, yc: np.ndarray) -> float:
+def _choose_ridge(uc: np.ndarray, yc: np.ndarray, G: np.ndarray) -> float:
+    """The ridge of ``scale * 10^-12 .. scale`` (``scale = trace(G) / L``, ``G = uc^T uc``) with the
+    smallest error on a 1-in-5 hold-out of the training sequences; their Gram matrix is formed
+    once for all the ridges."""
     n, L = uc.shape
     if n < 5:
         raise ValueError(f"choosing the ridge needs at least 5 training sequences, got {n}")
     held = np.arange(n) % 5 == 4
     fit_u, fit_y, val_u, val_y = uc[~held], yc[~held], uc[held], yc[held]
-    scale = max(float(np.trace(uc.T @ uc)) / L, np.finfo(float).tiny)
+    scale = max(float(np.trace(G)) / L, np.finfo(float).tiny)
     ridges = scale * 10.0 ** -np.arange(12, -1, -1)
-    errors = [np.mean((_tv_predict(fit_u, fit_y, val_u, r) - val_y) ** 2) for r in ridges]
+    G_fit, b_fit = fit_u.T @ fit_u, fit_u.T @ fit_y
+    errors = [np.mean((_tv_predict(G_fit, b_fit, val_u, r) - val_y) ** 2) for r in ridges]
     return float(ridges[int(np.argmin(errors))])
 
 
@@ -172,8 +178,9 @@ def time_varying_map(
     check_shape("y", y, u.shape)
     ubar, ybar = u.mean(axis=0), y.mean(axis=0)
     uc, yc = u - ubar, y - ybar
-    r = _choose_ridge(uc, yc) if ridge is None else real_number("ridge", ridge, low=0.0)
-    C, W = _factor(uc, yc, r)
+    G = uc.T @ uc
+    r = _choose_ridge(uc, yc, G) if ridge is None else real_number("ridge", ridge, low=0.0)
+    C, W = _factor(G, uc.T @ yc, r)
     H = np.zeros_like(W)
     for k in range(len(W)):
         H[k, : k + 1] = scipy.linalg.solve_triangular(C[: k + 1, : k + 1].T, W[: k + 1, k])
