@@ -17,8 +17,9 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 # House checks first (ruff over the code and the chapters' code cells): they take seconds.
 python scripts/lint.py
 python scripts/chapters_to_notebooks.py _build/nbval
-# Every chapter again with a second seed set (LRNN_SEED=1: disjoint seeds, see bookkit/seeds.py), so
-# that no assert holds only for the seeds it was written against (the book's reading rule 3). These
+# Every chapter that records claims again with a second seed set (LRNN_SEED=1: disjoint seeds, see
+# bookkit/seeds.py), so that no claim's assert holds only for the seeds it was written against (the
+# book's reading rule 3); the foundations chapter and the performance appendix record none. These
 # copies name a kernel that runs with LRNN_SEED=1, so one pytest run holds both seed sets and its
 # two workers stay busy to the end. Files are handed out in the order given (--no-loadscope-reorder;
 # xdist's default sorts them by number of tests): the chapters first, the longest work, each at seed

@@ -21,11 +21,13 @@ PLANTED = "planted failure: this cell must stop the build"
 
 
 def planted_chapter() -> nbformat.NotebookNode:
-    """The chapter with a raising cell planted before its first code cell (so execution stops
-    early)."""
+    """The chapter's opening (its cells up to its second code cell) with a raising cell planted
+    before its first code cell. nbval runs every cell after a failing one, so the rest of the
+    chapter is left out: it would only add its run time."""
     nb = jupytext.read(CHAPTER)
-    first_code = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
-    nb.cells.insert(first_code, nbformat.v4.new_code_cell(f"raise RuntimeError({PLANTED!r})"))
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    nb.cells = nb.cells[: code[1] + 1]
+    nb.cells.insert(code[0], nbformat.v4.new_code_cell(f"raise RuntimeError({PLANTED!r})"))
     return nb
 
 

@@ -18,7 +18,14 @@ from ipywidgets.widgets.widget_link import DirectionalLink, Link  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from lrnn_core.bookkit.widgets import MAX_FRAMES, Explorer, explore, figure_to_png, format_value  # noqa: E402
+from lrnn_core.bookkit.widgets import (  # noqa: E402
+    MAX_FRAMES,
+    Explorer,
+    explore,
+    figure_to_png,
+    format_value,
+    slider_values,
+)
 
 DPI = 20
 GRID = {"a": [0, 1, 2], "b": [0.25, 0.5], "c": ["x", "y", "z", "w"]}
@@ -309,3 +316,16 @@ def test_frame_lookup_errors(explorer: Explorer) -> None:
         explorer.frame(a=0)
     with pytest.raises(ValueError, match="not among the values of 'a'"):
         explorer.frame(a=7, b=0.25, c="x")
+
+
+@pytest.mark.parametrize("scale", ["ci", "book", "paper"])
+def test_slider_values_keep_each_sliders_ends_at_ci_only(monkeypatch, scale):
+    monkeypatch.setenv("LRNN_SCALE", scale)
+    grid = {"N": [16, 64, 256], "r_max": [0.95, 1.0], "law": ("a",), "k": range(5)}
+    got = slider_values(grid)
+    if scale == "ci":  # 2 * 2 * 1 * 2 = 8 frames instead of 3 * 2 * 1 * 5 = 30
+        assert got == {"N": (16, 256), "r_max": (0.95, 1.0), "law": ("a",), "k": (0, 4)}
+    else:
+        assert got == {k: tuple(v) for k, v in grid.items()}
+    with pytest.raises(ValueError, match="empty"):
+        slider_values({"N": []})

@@ -33,9 +33,18 @@ import matplotlib.pyplot as plt
 from ipywidgets.widgets.widget_link import Link
 from matplotlib.figure import Figure
 
+from lrnn_core.bookkit.scale import current_scale
 from lrnn_core.core.validate import check_text, check_type, positive_int, positive_number
 
-__all__ = ["DEFAULT_DPI", "MAX_FRAMES", "Explorer", "explore", "figure_to_png", "format_value"]
+__all__ = [
+    "DEFAULT_DPI",
+    "MAX_FRAMES",
+    "Explorer",
+    "explore",
+    "figure_to_png",
+    "format_value",
+    "slider_values",
+]
 
 #: Default resolution of the frames; a 6 x 3.5 inch figure becomes 480 x 280 pixels (tens of kB).
 DEFAULT_DPI = 80
@@ -124,6 +133,19 @@ def explore(
     ]
     title = None if description is None else widgets.HTML(f"<b>{html.escape(description)}</b>")
     return Explorer(title=title, sliders=sliders, stacks=stacks, links=links, grid=values)
+
+
+def slider_values(grid: Mapping[str, Sequence[object]]) -> dict[str, tuple[object, ...]]:
+    """The values each slider of an explorer offers at the current scale (``LRNN_SCALE``).
+
+    At ``ci`` a slider keeps its first and last value only (``2**k`` frames for ``k`` sliders: the
+    widget is exercised, the tests stay fast); at ``book`` and ``paper``, the website's scales,
+    every value. A chapter passes its grid through this before computing what the frames show.
+    """
+    values = _check_grid(grid)
+    if current_scale() != "ci":
+        return values
+    return {name: vals if len(vals) <= 2 else (vals[0], vals[-1]) for name, vals in values.items()}
 
 
 def figure_to_png(fig: Figure, dpi: float = DEFAULT_DPI) -> bytes:

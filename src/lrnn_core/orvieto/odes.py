@@ -21,6 +21,7 @@ text: :func:`low_frequency_inputs` states ours.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 import diffrax
@@ -53,50 +54,54 @@ class ControlledODE(NamedTuple):
     L: int
 
 
+# The fields are module-level functions, so that ode(name) returns an equal (hashable) system on
+# every call and trajectories() traces and compiles each system, at each shape, once per process.
+
+
+def _pt_field(z: Array, v: Array) -> Array:
+    k1, k2, k3, k4, V, Km = 0.07, 0.6, 0.05, 0.3, 0.017, 0.3
+    z1, _, z3, z4, z5 = z
+    binding = k2 * z1 * z3
+    release = V * z5 / (Km + z5)
+    return jnp.stack(
+        [
+            -k1 * z1 - binding + k3 * z4 + v,
+            k1 * z1,
+            -binding + k3 * z4 + release,
+            binding - (k3 + k4) * z4,
+            k4 * z4 - release,
+        ]
+    )
+
+
+def _lv_field(z: Array, v: Array) -> Array:
+    a, b, c, d = 1.0, 0.6, 1.0, 0.7
+    z1, z2 = z
+    return jnp.stack([z1 * (a - b * z2), -z2 * (c - d * z1) + v])
+
+
+def _lz_field(z: Array, v: Array) -> Array:
+    sigma, r, b = 10.0, 26.0, 8.0 / 3.0
+    z1, z2, z3 = z
+    return jnp.stack([sigma * (z2 - z1), (r - z3) * z1 - z2 + v, z1 * z2 - b * z3])
+
+
 def protein_transduction() -> ControlledODE:
     """PT (App. E.3; Vyshemirsky & Girolami, 2008): k1 = 0.07, k2 = 0.6, k3 = 0.05, k4 = 0.3,
     V = 0.017, Km = 0.3, z(0) = (1, 0, 1, 0, 0); the input drives ``dz_1``."""
-    k1, k2, k3, k4, V, Km = 0.07, 0.6, 0.05, 0.3, 0.017, 0.3
-
-    def field(z: Array, v: Array) -> Array:
-        z1, _, z3, z4, z5 = z
-        binding = k2 * z1 * z3
-        release = V * z5 / (Km + z5)
-        return jnp.stack(
-            [
-                -k1 * z1 - binding + k3 * z4 + v,
-                k1 * z1,
-                -binding + k3 * z4 + release,
-                binding - (k3 + k4) * z4,
-                k4 * z4 - release,
-            ]
-        )
-
-    return ControlledODE("Protein Transduction", field, (1.0, 0.0, 1.0, 0.0, 0.0), 0.01, 2048)
+    return ControlledODE("Protein Transduction", _pt_field, (1.0, 0.0, 1.0, 0.0, 0.0), 0.01, 2048)
 
 
 def lotka_volterra() -> ControlledODE:
     """LV (App. E.3; Dondelinger et al., 2013): a = 1, b = 0.6, c = 1, d = 0.7, z(0) = (1, 0.5);
     the input drives ``dz_2``."""
-    a, b, c, d = 1.0, 0.6, 1.0, 0.7
-
-    def field(z: Array, v: Array) -> Array:
-        z1, z2 = z
-        return jnp.stack([z1 * (a - b * z2), -z2 * (c - d * z1) + v])
-
-    return ControlledODE("Lotka-Volterra", field, (1.0, 0.5), 0.01, 2048)
+    return ControlledODE("Lotka-Volterra", _lv_field, (1.0, 0.5), 0.01, 2048)
 
 
 def lorenz() -> ControlledODE:
     """LZ (App. E.3; Lorenz, 1963): sigma = 10, r = 26, b = 8/3,
     z(0) = (-0.89229143, 1.08417925, 2.34322702); the input drives ``dz_2``."""
-    sigma, r, b = 10.0, 26.0, 8.0 / 3.0
-
-    def field(z: Array, v: Array) -> Array:
-        z1, z2, z3 = z
-        return jnp.stack([sigma * (z2 - z1), (r - z3) * z1 - z2 + v, z1 * z2 - b * z3])
-
-    return ControlledODE("Lorenz", field, (-0.89229143, 1.08417925, 2.34322702), 0.002, 512)
+    return ControlledODE("Lorenz", _lz_field, (-0.89229143, 1.08417925, 2.34322702), 0.002, 512)
 
 
 #: The three systems of App. E.3 by the paper's abbreviations.
@@ -175,10 +180,16 @@ def trajectories(
         raise ValueError(
             f"v must have last axis of length L = {system.L} ({system.name}), got shape {v.shape}"
         )
+    system = system._replace(z0=tuple(float(x) for x in system.z0))  # hashable: jit's static key
     with jax.enable_x64(True):
-        flat = jnp.asarray(v.reshape(-1, system.L))
-        z = jax.jit(jax.vmap(lambda row: _solve_one(system, row)))(flat)
+        z = _solve_rows(system, jnp.asarray(v.reshape(-1, system.L)))
         return np.asarray(z).reshape(v.shape + (len(system.z0),))
+
+
+@partial(jax.jit, static_argnums=0)
+def _solve_rows(system: ControlledODE, rows: Array) -> Array:
+    """:func:`_solve_one` for every row, compiled once per system and shape."""
+    return jax.vmap(lambda row: _solve_one(system, row))(rows)
 
 
 def solve(system: ControlledODE, v: Float[ArrayLike, "*batch L"]) -> Float[np.ndarray, "*batch L"]:
