@@ -18,6 +18,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   python -m pip install --disable-pip-version-check -q --no-deps -e .
   echo "$want" > "$stamp"
 fi
+# The library is installed editable, so pip byte-compiles none of it, and where PYTHONDONTWRITEBYTECODE
+# is set no import does either: every kernel and test worker would compile its 16,000 lines again
+# (about a second each). Compile them once here (compileall skips what is up to date).
+python -m compileall -q src >/dev/null
 # JAX's persistent compilation cache: a program one process compiled (a chapter at seed 0) is
 # loaded, not compiled again, by every later process (the same chapter at seed 1, a unit test, a
 # rebuild). Entries are keyed on the program, the compile options and the JAX/XLA versions, so a
