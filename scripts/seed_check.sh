@@ -4,7 +4,8 @@
 #
 #   bash scripts/seed_check.sh SEED [SEED ...] [-- CHAPTER.md ...]
 #
-# Without chapters it runs the memory chapters, book/orvieto/*.md and book/wang-li-li/*.md.
+# Without chapters it runs every chapter that records claims (the set CI runs at a second seed:
+# `python scripts/chapters_to_notebooks.py --claim-chapters`).
 # Prints one line per chapter and seed (passed/FAILED and seconds), then a summary; exit status
 # non-zero if any run failed. Each seed's claim records go to _build/claims/<scale>-seed<SEED>; the
 # logs to _build/seed-check-logs (kept across calls: each call converts the chapters into a folder
@@ -21,7 +22,7 @@ if [ ${#seeds[@]} -eq 0 ]; then
   exit 2
 fi
 if [ ${#chapters[@]} -eq 0 ]; then
-  chapters=(book/orvieto/*.md book/wang-li-li/*.md)
+  mapfile -t chapters < <(python scripts/chapters_to_notebooks.py --claim-chapters)
 fi
 export LRNN_SCALE=${LRNN_SCALE:-book}
 out=_build/seed-check/run-$$
