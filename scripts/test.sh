@@ -20,7 +20,8 @@ python scripts/chapters_to_notebooks.py _build/nbval
 # Every chapter that records claims again with a second seed set (LRNN_SEED=1: disjoint seeds, see
 # bookkit/seeds.py), so that no claim's assert holds only for the seeds it was written against (the
 # book's reading rule 3); the foundations chapter and the performance appendix record none. These
-# copies name a kernel that runs with LRNN_SEED=1, so one pytest run holds both seed sets and its
+# copies name a kernel that runs with LRNN_SEED=1 (and Matplotlib's agg backend: the seed-0 runs
+# draw every figure, these check the asserts), so one pytest run holds both seed sets and its
 # two workers stay busy to the end. Files are handed out in the order given (--no-loadscope-reorder;
 # xdist's default sorts them by number of tests): the chapters first, the longest work, each at seed
 # 1 after its seed-0 run has filled the JAX compilation cache (scripts/setup.sh), then the many

@@ -31,6 +31,12 @@ def test_it_runs_every_chapter_with_code_but_the_report_and_the_timed_appendix()
     assert "book/orvieto/conditioning" in names
 
 
+def test_the_longest_chapters_go_first_and_are_chapters_it_runs():
+    order = [p.relative_to(ROOT).with_suffix("").as_posix() for p in execute_chapters.chapters()]
+    first = list(execute_chapters.LONGEST_FIRST)
+    assert order[: len(first)] == first  # a renamed chapter would drop out of the head here
+
+
 def test_a_forced_page_is_left_to_the_build(tmp_path):
     page = tmp_path / "p.md"
     page.write_text(

@@ -5,6 +5,7 @@ repository URL in ``_config.yml``."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import jupytext
@@ -71,3 +72,11 @@ def test_colab_check_points_install_cells_at_the_checkout() -> None:
     assert f"git+{url}" not in install.source
     with pytest.raises(ValueError, match="does not install from"):
         colab.pointed_at_checkout(notebook, url)
+
+
+def test_the_second_seed_kernel_sets_the_seed_and_draws_no_figure(tmp_path):
+    """The kernel of CI's second-seed copies: LRNN_SEED, and Matplotlib's agg backend (the seed-0
+    run draws every figure; the copies check the asserts)."""
+    name = script.write_seed_kernel(tmp_path, 7)
+    spec = json.loads((tmp_path / "jupyter" / "kernels" / name / "kernel.json").read_text())
+    assert spec["env"] == {"LRNN_SEED": "7", "MPLBACKEND": "agg"}
