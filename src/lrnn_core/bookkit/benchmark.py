@@ -103,11 +103,11 @@ NumPy loop."""
 
 def default_shapes() -> list[Shape]:
     """``(B, L, N)`` sizes for the current ``LRNN_SCALE``: at ``book``, a long sequence, the MNIST
-    chapters' shape (64, 784, 512) and a wide short one; at ``ci``, smaller shapes of the same
-    kinds."""
+    chapters' shape (64, 784, 512) and a very long narrow one (the wide short (256, 256, 128) left
+    out since issue 36, for the build's time); at ``ci``, smaller shapes of the same kinds."""
     return by_scale(
         ci=[(8, 1024, 64), (16, 196, 128), (1, 8192, 16)],
-        book=[(8, 4096, 256), (64, 784, 512), (1, 65536, 64), (256, 256, 128)],
+        book=[(8, 4096, 256), (64, 784, 512), (1, 65536, 64)],
         paper=[(8, 4096, 256), (64, 784, 512), (1, 65536, 64), (64, 4096, 512), (16, 16384, 1024)],
     )
 
