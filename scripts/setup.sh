@@ -13,8 +13,8 @@ stamp=.venv/.requirements.sha256
 want=$(cat requirements.txt requirements-nodeps.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   python -m pip install --disable-pip-version-check -q --upgrade pip
-  # pip byte-compiles what it installs on one core (about 40 of its 75 s); --no-compile and one
-  # compileall on every core below make the same .pyc files in about half the time.
+  # pip byte-compiles what it installs on one core (about 39 of its 72 s here); --no-compile and one
+  # compileall on every core below make the same .pyc files in about 25 s.
   python -m pip install --disable-pip-version-check -q --no-compile -r requirements.txt
   python -m pip install --disable-pip-version-check -q --no-compile --no-deps -r requirements-nodeps.txt
   python -m pip install --disable-pip-version-check -q --no-compile --no-deps -e .

@@ -77,7 +77,7 @@ def test_against_scipy_and_fifth_order_convergence(name):
             return np.asarray(compiled(jnp.asarray(z), jnp.asarray(np.interp(time, t, v))))
 
         # One solve per step: the interpolated input has a kink at every sample, which an adaptive
-        # solver crossing it would have to resolve by many rejected steps (17 s; this: ~1 s).
+        # solver crossing it would have to resolve by many rejected steps (17 s; this: 0.5 s).
         ref, z = [base.z0[0]], np.asarray(base.z0, float)
         for a, b in zip(t[:-1], t[1:], strict=True):
             z = solve_ivp(field, (a, b), z, method="DOP853", rtol=1e-10, atol=1e-12).y[:, -1]
