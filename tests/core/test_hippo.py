@@ -2,15 +2,24 @@
 
 import numpy as np
 import pytest
+from scipy.special import eval_legendre
 
 from lrnn_core.core.hippo import (
     legendre_basis,
-    legendre_projection,
     legs_matrices,
     legs_reconstruct,
     legs_states,
     orthonormal_legendre_basis,
 )
+
+
+def legendre_projection(f, t: float, N: int, nodes: int = 200) -> np.ndarray:
+    """The continuous-time target of the LegS state at time ``t`` (Gu et al. 2020, §3): ``c_n =
+    (1/t) int_0^t f(s) sqrt(2n+1) P_n(2s/t - 1) ds`` by Gauss-Legendre quadrature."""
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    n = np.arange(N)
+    g = np.sqrt(2 * n + 1.0) * eval_legendre(n[None, :], x[:, None])
+    return 0.5 * (w * f(t * (x + 1) / 2)) @ g
 
 
 def test_legs_matrices_closed_form():

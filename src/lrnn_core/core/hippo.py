@@ -28,14 +28,12 @@ NumPy/SciPy float64 throughout.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from jaxtyping import ArrayLike, Float
 from scipy.linalg import solve_triangular
 from scipy.special import eval_legendre
 
-from lrnn_core.core.validate import positive_int, real_number, real_sequences
+from lrnn_core.core.validate import positive_int, real_sequences
 
 
 def legs_matrices(N: int) -> tuple[Float[np.ndarray, "N N"], Float[np.ndarray, " N"]]:
@@ -86,24 +84,6 @@ def legendre_basis(N: int, L: int) -> Float[np.ndarray, "L N"]:
     x = 2.0 * np.arange(1, L + 1) / L - 1.0
     n = np.arange(N)
     return np.sqrt(2 * n + 1.0) * eval_legendre(n[None, :], x[:, None])
-
-
-def legendre_projection(
-    f: Callable[[np.ndarray], ArrayLike], t: float, N: int, nodes: int = 200
-) -> Float[np.ndarray, " N"]:
-    """Coefficients ``c_n = (1/t) int_0^t f(s) sqrt(2n+1) P_n(2s/t - 1) ds`` (HiPPO-LegS, Gu et al.
-    2020, §3) by Gauss-Legendre quadrature.
-
-    The continuous-time target of the LegS state at time ``t`` (reference for tests); ``f`` is a
-    vectorised callable.
-    """
-    N = positive_int("N", N)
-    t = real_number("t", t, low=0.0)
-    x, w = np.polynomial.legendre.leggauss(positive_int("nodes", nodes))
-    values = np.asarray(f(t * (x + 1) / 2), dtype=np.float64)
-    n = np.arange(N)
-    g = np.sqrt(2 * n + 1.0) * eval_legendre(n[None, :], x[:, None])
-    return 0.5 * (w * values) @ g
 
 
 def orthonormal_legendre_basis(N: int, L: int) -> Float[np.ndarray, "L N"]:

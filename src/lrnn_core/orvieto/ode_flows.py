@@ -35,7 +35,7 @@ from lrnn_core.core.baselines import (
 )
 from lrnn_core.core.eigenvalues import TWO_PI
 from lrnn_core.core.lru import LRUModel
-from lrnn_core.core.train import epoch_indices, named_in, stack_models, train_params
+from lrnn_core.core.train import epoch_indices, epoch_order, named_in, stack_models, train_params
 from lrnn_core.core.validate import (
     as_float64,
     check_choice,
@@ -420,8 +420,8 @@ def sweep(
 
     v_train, y_train = jnp.asarray(data.v_train), jnp.asarray(data.y_train)
 
-    def batch_at(key: Array, t: Array) -> tuple[Array, Array]:
-        idx = epoch_indices(key, t, n_seqs=n_train, batch_size=batch_size)
+    def batch_at(order: Array, t: Array) -> tuple[Array, Array]:
+        idx = epoch_indices(order, t, batch_size=batch_size)
         return v_train[idx], y_train[idx]
 
     result = train_params(
@@ -432,6 +432,7 @@ def sweep(
         steps=epochs * per_epoch,
         steps_per_round=per_epoch,
         optimizer=tx,
+        per_round=lambda key, start: epoch_order(key, start // per_epoch, n_seqs=n_train),
         opt_state=opt_state,
         progress=progress,
         desc=f"{data.system}, D = {config.D}",

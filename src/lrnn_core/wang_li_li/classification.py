@@ -59,7 +59,7 @@ import scipy.optimize
 import scipy.special
 from jaxtyping import Array, ArrayLike, Float, Int
 
-from lrnn_core.core.train import TrainResult, epoch_indices, train_params
+from lrnn_core.core.train import TrainResult, epoch_indices, epoch_order, train_params
 from lrnn_core.core.validate import (
     as_float64,
     as_inexact,
@@ -365,8 +365,8 @@ def train_classifier(
         logits = classifier_logits(params, u, parameterisation=parameterisation, dt=dt)
         return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
 
-    def batch_at(key, t):
-        idx = epoch_indices(key, t, n_seqs=n_seqs, batch_size=batch_size)
+    def batch_at(order, t):
+        idx = epoch_indices(order, t, batch_size=batch_size)
         return train.u[idx], train.labels[idx]
 
     data_keys = jnp.stack([jax.random.fold_in(jax.random.key(s), 1) for s in seeds])
@@ -379,6 +379,7 @@ def train_classifier(
         steps=epochs * per_epoch,
         steps_per_round=per_epoch,
         optimizer=optax.adamw(schedule, weight_decay=weight_decay),
+        per_round=lambda key, start: epoch_order(key, start // per_epoch, n_seqs=n_seqs),
         progress=progress,
         desc=f"MNIST {parameterisation}",
     )

@@ -31,7 +31,7 @@ from jax.flatten_util import ravel_pytree
 from jaxtyping import Array, ArrayLike, Float
 
 from lrnn_core.core.exp_sums import fit_exp_sum, uniform_rates
-from lrnn_core.core.train import TrainResult, epoch_indices, train_params
+from lrnn_core.core.train import TrainResult, epoch_indices, epoch_order, train_params
 from lrnn_core.core.validate import (
     as_float64,
     as_inexact,
@@ -167,8 +167,8 @@ def fitted_rnn(
 
 
 def _ctrnn_batches(u, y, y_per_run, key, runs, batch_size):
-    """The streams and ``batch_at`` of :func:`train_ctrnn` (``y`` with a run axis if
-    ``y_per_run``): epoch ``e`` of run ``r`` visits the data in the order
+    """The streams, ``batch_at`` and ``per_round`` of :func:`train_ctrnn` (``y`` with a run axis
+    if ``y_per_run``): epoch ``e`` of run ``r`` visits the data in the order
     ``permutation(split(fold_in(key, e), R)[r], n_seqs)``."""
     n_seqs = u.shape[-3]
     if batch_size > n_seqs:
@@ -177,14 +177,18 @@ def _ctrnn_batches(u, y, y_per_run, key, runs, batch_size):
     if y_per_run:
         streams["y"] = y
 
-    def batch_at(stream, t):
+    def per_round(stream, start):  # one round is one epoch
         def run_key(epoch):
             return jax.random.split(jax.random.fold_in(key, epoch), runs)[stream["run"]]
 
-        idx = epoch_indices(run_key, t, n_seqs=n_seqs, batch_size=batch_size)
+        order = epoch_order(run_key, start // (n_seqs // batch_size), n_seqs=n_seqs)
+        return {**stream, "order": order}
+
+    def batch_at(stream, t):
+        idx = epoch_indices(stream["order"], t, batch_size=batch_size)
         return u[idx], stream.get("y", y)[idx]
 
-    return streams, batch_at
+    return streams, batch_at, per_round
 
 
 def train_ctrnn(
@@ -238,7 +242,7 @@ def train_ctrnn(
         ub, yb = batch
         return jnp.mean((ctrnn_outputs(p, ub, **model) - yb) ** 2)
 
-    streams, batch_at = _ctrnn_batches(u, y, False, key, runs, batch_size)
+    streams, batch_at, per_round = _ctrnn_batches(u, y, False, key, runs, batch_size)
     per_epoch = u.shape[0] // batch_size
     return train_params(
         mse,
@@ -248,6 +252,7 @@ def train_ctrnn(
         steps=epochs * per_epoch,
         steps_per_round=per_epoch,
         optimizer=tx,
+        per_round=per_round,
         progress=progress,
         desc="train_ctrnn",
     )
@@ -421,7 +426,7 @@ def train_sequential_widths(
             jax.tree.map(lambda a: jnp.broadcast_to(a, (runs, *a.shape)), one),
             jnp.zeros(runs, u.dtype),
         )
-        streams, batch_at = _ctrnn_batches(
+        streams, batch_at, per_round = _ctrnn_batches(
             u, y, True, jax.random.fold_in(k_data, N), runs, batch_size
         )
         streams["y_val"] = y_val
@@ -436,6 +441,7 @@ def train_sequential_widths(
                 learning_rate, clip_norm, plateau_patience, plateau_factor, per_epoch
             ),
             evaluate=evaluate,
+            per_round=per_round,
             progress=progress,
             desc=f"N={N}",
         ).eval_losses
