@@ -385,6 +385,8 @@ def test_order_computed_once_per_round_trains_exactly_as_per_step():
     np.testing.assert_array_equal(fast.losses, slow.losses)
     np.testing.assert_array_equal(fast.params, slow.params)
     assert not np.array_equal(slow.losses[0], slow.losses[1])  # the runs' orders differ
+    with pytest.raises(TypeError, match="per_round must be callable"):
+        train_params(loss, jnp.zeros((2, 2)), per_step, keys, per_round=3, **common)
 
 
 def test_lru_optimizer_groups_and_cosine_schedule_by_hand():
