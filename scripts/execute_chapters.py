@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "_build" / ".jupyter_cache"
 READER = {"name": "myst_nb_md", "type": "plugin"}
 TIMED_ALONE = {"book/appendices/performance"}
-ONE_EIGEN_THREAD = "--xla_cpu_multi_thread_eigen=false"
 # Dispatched first, longest first (their book-scale run times on the 2-core machine, two at a time,
 # measured at 337d012: 458, 405, 289, 282, 256 and 223 s; the others take 20-130 s): two workers
 # that take the longest chapters first finish close together. Only the order changes, not what runs.
@@ -91,10 +90,7 @@ def main() -> int:
     if args.workers > 1:
         # One BLAS thread per chapter, as scripts/test.sh runs them: more BLAS threads than cores
         # wait on each other (a build that left them at the default stalled in the SVD chapters).
-        # Likewise one Eigen thread inside XLA: stable-approximation and ode-flows side by side at
-        # book took 516 and 458 s instead of 552 and 481 s, their claim records byte-identical.
         os.environ.setdefault("OMP_NUM_THREADS", "1")
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {ONE_EIGEN_THREAD}".strip()
     cache = get_cache(str(CACHE))
     todo = []
     for page in chapters():

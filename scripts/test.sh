@@ -12,10 +12,8 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
     || echo "could not install chromium; the browser test will say so"
 fi
 export LRNN_SCALE=ci
-# Two pytest workers share the CPU: one BLAS thread each avoids oversubscription (3-5x slower SVDs on 2 cores),
-# and one Eigen thread inside XLA likewise (as scripts/execute_chapters.py runs the build's chapters).
+# Two pytest workers share the CPU: one BLAS thread each avoids oversubscription (3-5x slower SVDs on 2 cores).
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-export XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_cpu_multi_thread_eigen=false"
 # House checks first (ruff over the code and the chapters' code cells): they take seconds.
 python scripts/lint.py
 python scripts/chapters_to_notebooks.py _build/nbval
