@@ -352,7 +352,7 @@ def test_evaluate_runs_after_every_round_and_state_is_carried():
 
 def test_epoch_indices_visit_each_sequence_once_per_epoch():
     key = jax.random.key(3)
-    orders = [epoch_order(key, e, n_seqs=10) for e in range(2)]
+    orders = [epoch_order(key, 3 * e, n_seqs=10, batch_size=3) for e in range(2)]
     idx = np.stack([np.asarray(epoch_indices(orders[t // 3], t, batch_size=3)) for t in range(6)])
     for e in range(2):
         chunk = idx[3 * e : 3 * e + 3].ravel()
@@ -360,7 +360,7 @@ def test_epoch_indices_visit_each_sequence_once_per_epoch():
         order = np.asarray(jax.random.permutation(jax.random.fold_in(key, e), 10))
         np.testing.assert_array_equal(chunk, order[:9])
     assert not np.array_equal(idx[:3], idx[3:])
-    by_epoch = epoch_order(lambda e: jax.random.key(100 + e), 1, n_seqs=10)
+    by_epoch = epoch_order(lambda e: jax.random.key(100 + e), 5, n_seqs=10, batch_size=3)
     np.testing.assert_array_equal(by_epoch, jax.random.permutation(jax.random.key(101), 10))
 
 
@@ -374,13 +374,14 @@ def test_order_computed_once_per_round_trains_exactly_as_per_step():
         return jnp.mean((batch @ p - 1.0) ** 2)
 
     def per_step(key, t):
-        return data[epoch_indices(epoch_order(key, t // 4, n_seqs=12), t, batch_size=3)]
+        return data[epoch_indices(epoch_order(key, t, n_seqs=12, batch_size=3), t, batch_size=3)]
 
     common = dict(steps=12, steps_per_round=4, optimizer=optax.adam(0.1), progress=False)
     slow = train_params(loss, jnp.zeros((2, 2)), per_step, keys, **common)
     fast = train_params(
         loss, jnp.zeros((2, 2)), lambda order, t: data[epoch_indices(order, t, batch_size=3)],
-        keys, per_round=lambda key, start: epoch_order(key, start // 4, n_seqs=12), **common,
+        keys, per_round=lambda key, start: epoch_order(key, start, n_seqs=12, batch_size=3),
+        **common,
     )  # fmt: skip
     np.testing.assert_array_equal(fast.losses, slow.losses)
     np.testing.assert_array_equal(fast.params, slow.params)

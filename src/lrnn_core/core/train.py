@@ -192,13 +192,17 @@ def lru_optimizer(
 
 
 def epoch_order(
-    key: Array | Callable[[Int[Array, ""]], Array], epoch: Int[ArrayLike, ""], *, n_seqs: int
+    key: Array | Callable[[Int[Array, ""]], Array],
+    step: Int[ArrayLike, ""],
+    *,
+    n_seqs: int,
+    batch_size: int,
 ) -> Int[Array, " n_seqs"]:
-    """The order ``jax.random.permutation(key_e, n_seqs)`` in which epoch ``epoch`` visits the
-    sequences, ``key_e = key(epoch)`` when ``key`` is a function of the epoch and ``fold_in(key,
-    epoch)`` otherwise. Traceable. Compute it once per epoch (:func:`train_params`' ``per_round``):
-    a permutation of 60,000 indices takes about 40 ms on a CPU core, more than a small model's step.
-    """
+    """The order ``permutation(key_e, n_seqs)`` in which the epoch ``e = step // (n_seqs //
+    batch_size)`` of global step ``step`` visits the sequences, ``key_e = key(e)`` if ``key`` is
+    callable, else ``fold_in(key, e)``. Traceable. Compute it once per epoch (``train_params``'
+    ``per_round``): permuting 60,000 indices takes ~40 ms on a CPU core, more than a small step."""
+    epoch = step // (n_seqs // batch_size)
     key_e = key(epoch) if callable(key) else jax.random.fold_in(key, epoch)
     return jax.random.permutation(key_e, n_seqs)
 
@@ -274,9 +278,10 @@ def train_params(
     check_type(
         "optimizer", optimizer, optax.GradientTransformation, what="an optax.GradientTransformation"
     )
-    for name, fn in (("loss", loss), ("batch_at", batch_at), ("per_round", per_round)):
-        if name != "per_round" or fn is not None:
-            check_type(name, fn, callable)
+    for name, fn in (("loss", loss), ("batch_at", batch_at)):
+        check_type(name, fn, callable)
+    if per_round is not None:
+        check_type("per_round", per_round, callable)
     leaves = jax.tree.leaves(params)
     if not leaves:
         raise ValueError("params must hold at least one array")

@@ -432,7 +432,7 @@ def sweep(
         steps=epochs * per_epoch,
         steps_per_round=per_epoch,
         optimizer=tx,
-        per_round=lambda key, start: epoch_order(key, start // per_epoch, n_seqs=n_train),
+        per_round=lambda key, start: epoch_order(key, start, n_seqs=n_train, batch_size=batch_size),
         opt_state=opt_state,
         progress=progress,
         desc=f"{data.system}, D = {config.D}",

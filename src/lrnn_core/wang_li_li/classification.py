@@ -379,7 +379,7 @@ def train_classifier(
         steps=epochs * per_epoch,
         steps_per_round=per_epoch,
         optimizer=optax.adamw(schedule, weight_decay=weight_decay),
-        per_round=lambda key, start: epoch_order(key, start // per_epoch, n_seqs=n_seqs),
+        per_round=lambda key, start: epoch_order(key, start, n_seqs=n_seqs, batch_size=batch_size),
         progress=progress,
         desc=f"MNIST {parameterisation}",
     )

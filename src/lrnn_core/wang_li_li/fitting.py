@@ -177,11 +177,11 @@ def _ctrnn_batches(u, y, y_per_run, key, runs, batch_size):
     if y_per_run:
         streams["y"] = y
 
-    def per_round(stream, start):  # one round is one epoch
+    def per_round(stream, start):  # one round is one epoch: start is its first step
         def run_key(epoch):
             return jax.random.split(jax.random.fold_in(key, epoch), runs)[stream["run"]]
 
-        order = epoch_order(run_key, start // (n_seqs // batch_size), n_seqs=n_seqs)
+        order = epoch_order(run_key, start, n_seqs=n_seqs, batch_size=batch_size)
         return {**stream, "order": order}
 
     def batch_at(stream, t):
