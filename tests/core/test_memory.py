@@ -8,7 +8,6 @@ from flax import nnx
 
 from lrnn_core.core.lru import LRU
 from lrnn_core.core.memory import (
-    decay_rate,
     fit_decay,
     heaviside_memory,
     impulse_memory,
@@ -126,13 +125,17 @@ def test_decay_rate_recovers_a_known_exponent():
     # an oscillating envelope, exp(-0.2 t) |cos t| + floor effects: the rate of the envelope within
     # 10%
     wiggly = np.exp(-0.2 * t) * (1.5 + np.cos(3 * t))
-    assert decay_rate(wiggly, t, tail=(10.0, 40.0)) == pytest.approx(0.2, rel=0.1)
+    assert fit_decay(wiggly, t, tail=(10.0, 40.0)).rate == pytest.approx(0.2, rel=0.1)
 
 
 def test_decay_rate_of_the_probed_memory_is_minus_log_of_the_slowest_eigenvalue():
     lam = np.array([0.9, 0.6, -0.5])
     coef = np.array([0.3, 2.0, 1.0])
-    T = 300
+    # m_k ~ 0.3 * 0.9^k is a difference of outputs near 8.7, exact to ~2 eps * 8.7 = 4e-15: at
+    # T = 200 the tail's smallest point (2e-10) is exact to 2e-5 and the fitted rate to ~1e-8
+    # (at T = 300 the last points are mostly round-off and the rate moved by 5e-6 with the
+    # compiler's optimisation level).
+    T = 200
 
     def model(u):  # y_k = sum_i coef_i x_{k,i}, x_{k,i} = lam_i x_{k-1,i} + u_k
         def step(h, u_k):
@@ -142,13 +145,13 @@ def test_decay_rate_of_the_probed_memory_is_minus_log_of_the_slowest_eigenvalue(
         return jax.lax.scan(step, jnp.zeros(3), u)[1]
 
     m = heaviside_memory(model, T)
-    assert decay_rate(m, np.arange(T), tail=0.5) == pytest.approx(-np.log(0.9), rel=1e-6)
+    assert fit_decay(m, np.arange(T), tail=0.5).rate == pytest.approx(-np.log(0.9), rel=1e-6)
 
 
 def test_polynomial_memory_is_not_log_linear():
     t = np.arange(2000.0)
-    early = decay_rate(np.asarray(poly_memory(t)), t, tail=(0.0, 200.0))
-    late = decay_rate(np.asarray(poly_memory(t)), t, tail=(1500.0, 2000.0))
+    early = fit_decay(np.asarray(poly_memory(t)), t, tail=(0.0, 200.0)).rate
+    late = fit_decay(np.asarray(poly_memory(t)), t, tail=(1500.0, 2000.0)).rate
     assert late < early / 5  # the local exponent keeps falling: no exponential bound
     assert fit_decay(np.asarray(poly_memory(t)), t, tail=1.0).r2 < 0.95
 
@@ -213,9 +216,9 @@ def test_probes_reject_bad_input():
     with pytest.raises(ValueError, match="model output contains non-finite"):
         heaviside_memory(lambda u: u / 0.0, 10)
     with pytest.raises(ValueError, match="above floor"):
-        decay_rate(np.zeros(10), np.arange(10.0))
+        fit_decay(np.zeros(10), np.arange(10.0))
     with pytest.raises(ValueError, match="same length"):
-        decay_rate(np.ones(10), np.arange(9.0))
+        fit_decay(np.ones(10), np.arange(9.0))
 
 
 def test_upper_envelope_is_the_running_max_from_the_right():

@@ -227,7 +227,9 @@ _TWO_DEVICES = textwrap.dedent(
 
 
 def test_sharded_over_two_cpu_devices_gives_the_one_device_numbers(lv_sweep):
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    # unoptimised, as the unit tests are compiled (tests/conftest.py)
+    flags = "--xla_force_host_platform_device_count=2 --xla_backend_optimization_level=0"
+    env = dict(os.environ, XLA_FLAGS=flags)
     env["JAX_PLATFORMS"] = "cpu"
     out = subprocess.run(
         [sys.executable, "-c", _TWO_DEVICES], env=env, capture_output=True, text=True, check=True
