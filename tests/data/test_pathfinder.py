@@ -2,7 +2,22 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from lrnn_core.data.pathfinder import connected, draw_path, pathfinder_images, rasterise
+from lrnn_core.data.pathfinder import draw_path, pathfinder_images, rasterise
+
+
+def connected(image: np.ndarray, dots: np.ndarray) -> bool:
+    """The label's reference: whether the two dot centres ``dots`` ``(2, 2)`` lie in one
+    8-connected component of the image's lit pixels thickened by one pixel (a 3 x 3 dilation, which
+    closes the gaps of at most one pixel between consecutive dashes and, at ``clearance >= 4``,
+    never joins two strokes)."""
+    image = np.asarray(image)
+    if image.ndim != 2:
+        raise ValueError(f"image must be 2-D, got shape {image.shape}")
+    grown = ndimage.binary_dilation(image > 0.5, structure=np.ones((3, 3)))
+    labelled, _ = ndimage.label(grown, structure=np.ones((3, 3)))
+    (x0, y0), (x1, y1) = np.rint(np.asarray(dots)).astype(int)
+    return bool(labelled[y0, x0] and labelled[y0, x0] == labelled[y1, x1])
+
 
 KW = dict(dashes=6, dash_length=2.0, gap=1.5, max_turn=np.pi / 6)
 

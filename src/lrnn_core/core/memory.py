@@ -58,7 +58,6 @@ from lrnn_core.core.validate import (
 __all__ = [
     "DecayFit",
     "amplitudes",
-    "decay_rate",
     "fit_decay",
     "heaviside_memory",
     "impulse_memory",
@@ -261,18 +260,6 @@ def upper_envelope(memory: Float[ArrayLike, " L"]) -> Float[np.ndarray, " L"]:
     m = as_float64("memory", memory)
     check_shape("memory", m, (None,))
     return np.maximum.accumulate(m[::-1])[::-1]
-
-
-def decay_rate(
-    memory: Float[ArrayLike, " L"],
-    t: Float[ArrayLike, " L"],
-    *,
-    tail: float | tuple[float, float] = 0.5,
-    floor: float | None = None,
-) -> float:
-    """The fitted exponent ``rate`` of ``memory ~ A e^{-rate t}`` on the tail (WLL Def. 3.2; see
-    :func:`fit_decay`)."""
-    return fit_decay(memory, t, tail=tail, floor=floor).rate
 
 
 def tail_ratio(memory: Float[ArrayLike, " L"], *, tail: float = 0.1) -> float:

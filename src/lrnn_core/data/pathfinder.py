@@ -40,7 +40,6 @@ from lrnn_core.core.validate import nonnegative_int, positive_int, real_number
 
 __all__ = [
     "PathfinderSample",
-    "connected",
     "draw_path",
     "pathfinder_images",
     "rasterise",
@@ -113,19 +112,6 @@ def rasterise(image: np.ndarray, path: np.ndarray) -> None:
 def _disc(image: np.ndarray, centre: np.ndarray, radius: float) -> None:
     ys, xs = np.ogrid[: image.shape[0], : image.shape[1]]
     image[(xs - centre[0]) ** 2 + (ys - centre[1]) ** 2 <= radius**2] = 1.0
-
-
-def connected(image: np.ndarray, dots: np.ndarray) -> bool:
-    """Whether the two dot centres ``dots`` ``(2, 2)`` lie in one 8-connected component of the
-    image's lit pixels thickened by one pixel (a 3 x 3 dilation, which closes the gaps of at most
-    one pixel between consecutive dashes and, at ``clearance >= 4``, never joins two strokes)."""
-    image = np.asarray(image)
-    if image.ndim != 2:
-        raise ValueError(f"image must be 2-D, got shape {image.shape}")
-    grown = ndimage.binary_dilation(image > 0.5, structure=np.ones((3, 3)))
-    labelled, _ = ndimage.label(grown, structure=np.ones((3, 3)))
-    (x0, y0), (x1, y1) = np.rint(np.asarray(dots)).astype(int)
-    return bool(labelled[y0, x0] and labelled[y0, x0] == labelled[y1, x1])
 
 
 _TRIES = 100  # draws of one stroke before the whole image is redrawn
