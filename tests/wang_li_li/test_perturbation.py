@@ -17,6 +17,7 @@ from lrnn_core.wang_li_li.perturbation import (
     lru_perturbed_modulus,
     perturb,
     perturbation_error,
+    perturbation_noise,
     perturbed_losses,
     width_growth,
     width_growth_bounds,
@@ -322,3 +323,26 @@ def test_width_growth_bounds_rejects_bad_input():
         width_growth_bounds([1.0, 2.0], [0.0, 2.0])
     with pytest.raises(ValueError, match="narrowest"):
         width_growth_bounds([1.0, 2.0], [np.inf, 2.0])
+
+
+@pytest.mark.parametrize("perturbed", ["all", "all_but_bias"])
+@pytest.mark.parametrize("x64", [False, True])
+def test_noise_is_each_leafs_own_gaussian_draw_bit_for_bit(perturbed, x64):
+    """perturbation_noise cuts each leaf's noise from one row of NOISE_ROW Gaussians per leaf (one
+    compiled program for every model): the same bits as a draw of the leaf's own shape from the
+    leaf's key, for odd shapes, a leaf larger than a row, an empty leaf, a complex leaf and both
+    float widths; zeros for the bias under "all_but_bias"."""
+    with jax.enable_x64(x64):
+        dtype = jnp.float64 if x64 else jnp.float32
+        shapes = {"W": (5, 7), "b": (3,), "big": (40, 31), "c": (1,), "e": (0,), "z": (2, 3)}
+        params = {k: jnp.ones(s, dtype) for k, s in shapes.items()}  # keys sorted: leaf order
+        params["z"] = params["z"] * 1j  # complex noise: real and imaginary parts drawn the same way
+        for seed in range(3):
+            key = jax.random.key(seed)
+            got = perturbation_noise(params, key, perturbed=perturbed)
+            for k_i, (name, shape) in zip(jax.random.split(key, 6), shapes.items(), strict=True):
+                frozen = perturbed == "all_but_bias" and name == "b"
+                kind = params[name].dtype
+                want = np.zeros(shape) if frozen else jax.random.normal(k_i, shape, kind)
+                assert got[name].dtype == kind
+                np.testing.assert_array_equal(np.asarray(got[name]), np.asarray(want))

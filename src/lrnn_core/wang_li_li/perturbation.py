@@ -76,6 +76,9 @@ __all__ = [
 PERTURBED = ("all", "all_but_bias")
 
 Params = PyTree
+#: The shortest row of Gaussians drawn per leaf (:func:`perturbation_noise`), one program per
+#: length: the WLL chapters' leaves hold at most 1,024 entries at ``book`` scale.
+NOISE_ROW = 1024
 
 
 def _is_bias(path: tuple[object, ...]) -> bool:
@@ -88,20 +91,44 @@ def perturbation_noise(params: Params, key: Array, *, perturbed: str = "all") ->
     """The Gaussian noise ``n ~ N(0, I)`` of each array leaf of ``params`` (leaf ``i`` uses the
     ``i``-th key of ``split(key)``), zeros for the leaves that ``perturbed`` leaves unchanged: the
     direction of a draw of WLL Def. 3.4 (:func:`perturb`)."""
+    return jax.tree.map(lambda n: n[0], _draws_noise(params, key[None], perturbed))
+
+
+def _draws_noise(params: Params, keys: Array, perturbed: str) -> Params:
+    """:func:`perturbation_noise` of each key, on a leading axis. Leaf ``i`` of shape ``s`` gets
+    the first ``prod(s)`` entries of ``normal(k_i, (row,))``, ``k_i`` the ``i``-th key of
+    ``split(key)``: JAX's threefry draws entry ``j`` from counter ``j`` alone, so these are the bits
+    of ``normal(k_i, s)``, and the random numbers compile once per row length and dtype, not once
+    per model (Gaussian noise compiles slowly on CPU, about a second per program)."""
+    leaves = [jnp.asarray(p) for p in jax.tree.leaves(params)]
+    row = max([NOISE_ROW, *(1 << (p.size - 1).bit_length() for p in leaves)])  # a power of 2
+    dtypes, n_leaves = {p.dtype.name for p in leaves}, max(len(leaves), 1)
+    rows = {d: _noise_rows(keys, n_leaves, row, d) for d in dtypes}
+    return _cut_noise(params, rows, perturbed=perturbed)
+
+
+@functools.partial(jax.jit, static_argnames=("n_leaves", "row", "dtype"))
+def _noise_rows(keys: Array, n_leaves: int, row: int, dtype: str) -> Array:
+    """``normal(k_i, (row,))`` for each key and each key ``k_i`` of its ``split(key, n_leaves)``."""
+    split = jax.vmap(lambda k: jax.random.split(k, n_leaves))(keys)
+    return jax.vmap(jax.vmap(lambda k: jax.random.normal(k, (row,), dtype)))(split)
+
+
+@functools.partial(jax.jit, static_argnames="perturbed")
+def _cut_noise(params: Params, rows: dict[str, Array], perturbed: str) -> Params:
+    """Each leaf's noise cut from its row (``rows`` by dtype), zeros where ``perturbed`` says."""
     check_choice("perturbed", perturbed, PERTURBED)
     leaves, treedef = jax.tree_util.tree_flatten_with_path(params)
     if perturbed == "all_but_bias" and not any(_is_bias(path) for path, _ in leaves):
         raise ValueError("perturbed='all_but_bias' needs params with a bias entry 'b'")
-    keys = jax.random.split(key, max(len(leaves), 1))
 
-    def noise(path: tuple[object, ...], p: Array, k: Array) -> Array:
-        p = jnp.asarray(p)
+    def noise(i: int, path: tuple[object, ...], p: Array) -> Array:
+        p, row = jnp.asarray(p), rows[jnp.asarray(p).dtype.name]  # (draws, leaves, row)
         if p.size == 0 or (perturbed == "all_but_bias" and _is_bias(path)):
-            return jnp.zeros_like(p)
-        return jax.random.normal(k, p.shape, p.dtype)
+            return jnp.zeros((len(row), *p.shape), p.dtype)
+        return row[:, i, : p.size].reshape(len(row), *p.shape)
 
-    moved = [noise(path, p, k) for (path, p), k in zip(leaves, keys, strict=False)]
-    return jax.tree.unflatten(treedef, moved)
+    return jax.tree.unflatten(treedef, [noise(i, *leaf) for i, leaf in enumerate(leaves)])
 
 
 def moved_by(params: Params, beta: float | Array, noise: Params) -> Params:
@@ -123,13 +150,6 @@ def perturb(params: Params, beta: float | Array, key: Array, *, perturbed: str =
     (WLL Def. 3.4, the authors' ``src/perturb.py``); ``perturbed="all_but_bias"`` leaves the
     top-level entry ``b`` unchanged."""
     return moved_by(params, beta, perturbation_noise(params, key, perturbed=perturbed))
-
-
-@functools.partial(jax.jit, static_argnames="perturbed")
-def _draws_noise(params: Params, keys: Array, perturbed: str) -> Params:
-    """:func:`perturbation_noise` of each key, on a leading axis: one program per shape of
-    ``params`` (Gaussian noise compiles slowly on CPU, seconds per program)."""
-    return jax.vmap(lambda k: perturbation_noise(params, k, perturbed=perturbed))(keys)
 
 
 def check_betas(
