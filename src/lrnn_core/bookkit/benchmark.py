@@ -145,7 +145,7 @@ def resolve(shapes: Sequence[Sequence[int]] | None, repeats: int | None,
     else:
         names = ("shapes batch", "shapes L", "shapes N")
         shapes = [tuple(positive_int(k, v) for k, v in zip(names, s, strict=True)) for s in shapes]
-    repeats = by_scale(ci=3, book=5, paper=10) if repeats is None else repeats
+    repeats = by_scale(ci=3, book=3, paper=10) if repeats is None else repeats  # book: build time
     repeats = positive_int("repeats", repeats)
     return shapes, repeats, check_choice("dtype", dtype, tuple(RTOL))
 
