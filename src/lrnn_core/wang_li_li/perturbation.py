@@ -100,6 +100,7 @@ def _draws_noise(params: Params, keys: Array, perturbed: str) -> Params:
     ``split(key)``: JAX's threefry draws entry ``j`` from counter ``j`` alone, so these are the bits
     of ``normal(k_i, s)``, and the random numbers compile once per row length and dtype, not once
     per model (Gaussian noise compiles slowly on CPU, about a second per program)."""
+    check_choice("perturbed", perturbed, PERTURBED)  # before any draw
     leaves = [jnp.asarray(p) for p in jax.tree.leaves(params)]
     row = max([NOISE_ROW, *(1 << (p.size - 1).bit_length() for p in leaves)])  # a power of 2
     dtypes, n_leaves = {p.dtype.name for p in leaves}, max(len(leaves), 1)
@@ -117,13 +118,13 @@ def _noise_rows(keys: Array, n_leaves: int, row: int, dtype: str) -> Array:
 @functools.partial(jax.jit, static_argnames="perturbed")
 def _cut_noise(params: Params, rows: dict[str, Array], perturbed: str) -> Params:
     """Each leaf's noise cut from its row (``rows`` by dtype), zeros where ``perturbed`` says."""
-    check_choice("perturbed", perturbed, PERTURBED)
     leaves, treedef = jax.tree_util.tree_flatten_with_path(params)
     if perturbed == "all_but_bias" and not any(_is_bias(path) for path, _ in leaves):
         raise ValueError("perturbed='all_but_bias' needs params with a bias entry 'b'")
 
     def noise(i: int, path: tuple[object, ...], p: Array) -> Array:
-        p, row = jnp.asarray(p), rows[jnp.asarray(p).dtype.name]  # (draws, leaves, row)
+        p = jnp.asarray(p)
+        row = rows[p.dtype.name]  # (draws, leaves, row length)
         if p.size == 0 or (perturbed == "all_but_bias" and _is_bias(path)):
             return jnp.zeros((len(row), *p.shape), p.dtype)
         return row[:, i, : p.size].reshape(len(row), *p.shape)
