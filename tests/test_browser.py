@@ -399,15 +399,17 @@ def _load(context, url: str):
     return _finish(*_start(context, url))
 
 
-def _load_all(context, urls: list[str], at_once: int = 4) -> Iterator[tuple[str, object, object]]:
-    """(url, page, watch) of every url, :func:`_load`-ed ``at_once`` pages side by side (the browser
-    typesets one page while it parses the next: 147 CPU-seconds for the book's 27 pages one at a
-    time, 108 four at a time)."""
+def _load_all(
+    context, server: str, paths: list[str], at_once: int = 4
+) -> Iterator[tuple[str, object, object]]:
+    """(path, page, watch) of every path, :func:`_load`-ed ``at_once`` pages side by side (the
+    browser typesets one page while it parses the next: 147 CPU-seconds for the book's 27 pages one
+    at a time, 108 four at a time)."""
     pending: list[tuple[str, object, object]] = []
-    for url in [*urls, *[None] * at_once]:
-        if url is not None:
-            pending.append((url, *_start(context, url)))
-        if len(pending) == at_once or (url is None and pending):
+    for path in [*paths, *[None] * at_once]:
+        if path is not None:
+            pending.append((path, *_start(context, f"{server}/{path}")))
+        if len(pending) == at_once or (path is None and pending):
             first, page, watch = pending.pop(0)
             yield (first, *_finish(page, watch))
 
@@ -690,8 +692,7 @@ def test_every_page_loads_without_a_javascript_error(
     assert len(pages) > 10, pages
     found = {}
     with _browser(sync_playwright, tmp_path / "chromium-profile") as context:
-        for url, page, watch in _load_all(context, [f"{server}/{path}" for path in pages]):
-            path = url.removeprefix(f"{server}/")
+        for path, page, watch in _load_all(context, server, pages):
             if not page.locator("main h1").count():
                 watch.errors.append("the page has no title")
             if watch.problems():
