@@ -187,7 +187,7 @@ def test_default_shapes_follow_scale(monkeypatch):
     monkeypatch.setenv("LRNN_SCALE", "book")
     book = benchmark.default_shapes()
     assert (8, 4096, 256) in book and (64, 784, 512) in book
-    assert benchmark.resolve(None, None, "float32")[1] == 5
+    assert benchmark.resolve(None, None, "float32")[1] == 3  # book: 3 timed calls, as at ci
     monkeypatch.setenv("LRNN_SCALE", "ci")
     assert max(np.prod(s) for s in benchmark.default_shapes()) <= np.prod((8, 4096, 256))
     assert benchmark.resolve(None, None, "float32")[1] == 3
