@@ -9,8 +9,9 @@ and a small page of this test's own (an explorer whose slider label holds TeX). 
 chromium``) driven by Playwright, in a 1400 × 1000 window. Every request that does not go to
 127.0.0.1 is blocked and recorded, and a test fails if there was one; it also fails on a local
 request that 404s (e.g. a MathJax extension that was not vendored, see scripts/vendor_js.sh), on any
-JavaScript error (a console error or an uncaught exception) and on TeX source left as text once
-MathJax has typeset the page, on every page it opens; every page of the site is opened once
+JavaScript error (a console error or an uncaught exception), on TeX source left as text once
+MathJax has typeset the page and on a font its CSS declares that the site does not serve, on every
+page it opens; every page of the site is opened once
 (:func:`test_every_page_loads_without_a_javascript_error`), and planted pages show that a script
 that throws or logs an error fails the check. The reproduction report fits the window (no
 horizontal scrolling) and shows no code. Every built page is also checked without a browser: no raw
@@ -166,6 +167,24 @@ RAW_TEX_IN_PAGE = r"""pattern => {
 }"""
 
 
+# The first URL of every @font-face rule of the page's stylesheets (the one a browser tries first):
+# a font the page declares is fetched only when text in it is laid out, which may or may not happen
+# while a test watches, so the declarations are checked, not the requests.
+FONT_FACE_URLS = r"""() => {
+    const urls = new Set();
+    for (const sheet of document.styleSheets) {
+        let rules;
+        try { rules = sheet.cssRules; } catch (e) { continue; }
+        for (const rule of rules) {
+            const first = rule instanceof CSSFontFaceRule &&
+                /url\(\s*["']?([^"')]+)/.exec(rule.style.getPropertyValue('src'));
+            if (first) urls.add(new URL(first[1], sheet.href || document.baseURI).href);
+        }
+    }
+    return [...urls];
+}"""
+
+
 def _fail_or_skip(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{reason} (CI is set, so this is an error, not a skip)")
@@ -291,6 +310,7 @@ class OfflineWatch:
         self.failed_local: list[str] = []
         self.errors: list[str] = []
         self.raw_tex: list[str] = []
+        self.missing_fonts: list[str] = []
 
     def attach(self, page) -> None:
         page.route("**/*", self._guard)
@@ -326,6 +346,11 @@ class OfflineWatch:
             found.append(f"JavaScript errors on the page: {self.errors}")
         if self.raw_tex:
             found.append(f"TeX source left as text after typesetting: {self.raw_tex}")
+        if self.missing_fonts:
+            found.append(
+                f"fonts declared in the page's CSS that the site does not serve: "
+                f"{self.missing_fonts}"
+            )
         return found
 
     @contextlib.contextmanager
@@ -390,6 +415,11 @@ def _finish(page, watch: OfflineWatch):
             )
             page.evaluate("() => MathJax.startup.promise")
         watch.raw_tex = page.evaluate(RAW_TEX_IN_PAGE, RAW_TEX)
+        watch.missing_fonts = [
+            url
+            for url in page.evaluate(FONT_FACE_URLS)
+            if urlsplit(url).hostname != "127.0.0.1" or not page.request.head(url).ok
+        ]
     return page, watch
 
 
@@ -768,6 +798,29 @@ def test_the_watch_fails_on_a_page_whose_script_errors(sync_playwright, tmp_path
             with pytest.raises(AssertionError, match="JavaScript errors on the page"):
                 with watch:
                     pass
+
+
+def test_the_watch_fails_on_a_font_the_site_does_not_serve(sync_playwright, tmp_path: Path) -> None:
+    """A page declaring a font at a path the site lacks (as the widgets' CSS did, relative to the
+    page: <page folder>/@jupyter-widgets/<font>, a 404 only when an icon is laid out) fails the
+    watch, whether or not the font was requested; the same page with the font served passes."""
+    (tmp_path / "fonts").mkdir()
+    (tmp_path / "fonts" / "served.woff2").write_bytes(b"wOF2")
+    for name, src in {
+        "served": "fonts/served.woff2",
+        "absent": "@jupyter-widgets/absent.woff2",
+    }.items():
+        font = f"@font-face {{ font-family: planted; src: url({src}) format('woff2'); }}"
+        style = f"<style>{font}</style>"
+        html = f"<!DOCTYPE html><html><head>{style}</head><body><main><h1>{name}</h1></main>"
+        (tmp_path / f"{name}.html").write_text(html + "</body></html>", encoding="utf-8")
+    with _serving(tmp_path) as url, _browser(sync_playwright, tmp_path / "profile") as context:
+        assert _load(context, f"{url}/served.html")[1].missing_fonts == []
+        page, watch = _load(context, f"{url}/absent.html")
+        assert watch.missing_fonts == [f"{url}/@jupyter-widgets/absent.woff2"], watch.missing_fonts
+        with pytest.raises(AssertionError, match="fonts declared in the page's CSS"):
+            with watch:
+                pass
 
 
 # URL schemes of links that leave the site (blocked in the browser, not checked here).

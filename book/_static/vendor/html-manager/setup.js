@@ -1,12 +1,18 @@
 // Written by scripts/vendor_js.sh (not part of any npm package). Load it after require.min.js and
 // before embed-amd.js; it adapts the ipywidgets HTML manager to a site that serves everything itself.
 (function () {
-  // 1. The manager finds its Font Awesome fonts next to the RequireJS URL of the module
-  //    "@jupyter-widgets/html-manager/dist/libembed-amd", by default relative to the page (a 404).
-  //    Point that URL, and the manager's assets path, at this folder, where the fonts are vendored.
+  // 1. Each bundle in embed-amd.js finds its assets (the Font Awesome fonts its CSS declares) next to
+  //    the RequireJS URL of its own module, by default relative to the page: two bundles declare the
+  //    fonts, "@jupyter-widgets/html-manager/dist/libembed-amd" and "@jupyter-widgets/html-manager",
+  //    and a page that lays out an icon after the second's CSS is in asks for
+  //    <page folder>/@jupyter-widgets/<font> (a 404). Point every bundle's URL, and the manager's
+  //    assets path, at this folder, where the fonts are vendored.
   var here = document.currentScript.src.replace(/[?#].*$/, "").replace(/[^/]*$/, "");
   window.__jupyter_widgets_assets_path__ = here;
-  window.require.config({ paths: { "@jupyter-widgets/html-manager/dist/libembed-amd": here + "libembed-amd" } });
+  var paths = {};
+  ["base", "controls", "base7", "controls7", "html-manager", "html-manager/dist/libembed-amd"].forEach(
+    function (name) { paths["@jupyter-widgets/" + name] = here + name.replace(/.*\//, ""); });
+  window.require.config({ paths: paths });
 
   // 2. ipywidgets typesets widget labels with the MathJax 2 call MathJax.Hub.Queue(["Typeset", hub, el]);
   //    the book loads MathJax 3, which has no Hub. Map that call onto MathJax 3's typesetPromise,
