@@ -20,6 +20,13 @@
 6. A class whose metaclass defines ``__call__`` (Flax NNX modules, ipywidgets) is shown with the
    signature of its ``__init__`` (``LRU(N, M, *, r_min=0.9, ...)``): autodoc reads the metaclass's
    ``__call__`` first, and would show ``(*args, **kwargs)``.
+7. Every node of a page belongs to that page. MyST parses an ``{eval-rst}`` block (the library
+   reference's autodoc) into a scratch document that shares the page's settings and moves the
+   top-level nodes into the page; the nodes below them still name the scratch document, whose
+   settings hold the build environment. Sphinx drops the environment from the page's own settings
+   before it pickles the page, not from the scratch document's, so each reference page was pickled
+   with the whole environment, every chapter's widget state included (8-10 MB a page, read back
+   from disk for every cross-reference to it and every toctree).
 """
 
 from __future__ import annotations
@@ -157,6 +164,12 @@ def _documented_objects() -> dict[str, str]:
     return {name: next(iter(q)) for name, q in by_name.items() if len(q) == 1}
 
 
+def _one_document(app, doctree) -> None:
+    """Point every node of the page at the page (see 7. above)."""
+    for node in doctree.findall():
+        node.document = doctree
+
+
 def _link_library_names(app, doctree) -> None:
     if app.env.docname.startswith(REFERENCE):
         return
@@ -219,6 +232,7 @@ def _show_init_signature(app, what, name, obj, options, signature, return_annota
 
 def setup(app):
     app.connect("builder-inited", _index_library)
+    app.connect("doctree-read", _one_document)
     app.connect("doctree-read", _link_library_names)
     app.connect("autodoc-process-docstring", _link_chapters_using)
     app.connect("autodoc-process-signature", _show_init_signature)
