@@ -33,14 +33,14 @@ CACHE = ROOT / "_build" / ".jupyter_cache"
 READER = {"name": "myst_nb_md", "type": "plugin"}
 TIMED_ALONE = {"book/appendices/performance"}
 # Dispatched first, longest first (their book-scale run times on the 2-core machine, two at a time,
-# measured at 337d012: 458, 405, 289, 282, 256 and 223 s; the others take 20-130 s): two workers
+# measured at f166826: 525, 486, 304, 293, 253 and 248 s; the others take 25-115 s): two workers
 # that take the longest chapters first finish close together. Only the order changes, not what runs.
 LONGEST_FIRST = (
     "book/wang-li-li/stable-approximation",
     "book/orvieto-universality/ode-flows",
     "book/orvieto-universality/learned-reconstruction",
-    "book/wang-li-li/reparameterisation",
     "book/orvieto/conditioning",
+    "book/wang-li-li/reparameterisation",
     "book/wang-xue/universality",
 )
 

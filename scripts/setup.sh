@@ -14,8 +14,8 @@ want=$(cat requirements.txt requirements-nodeps.txt pyproject.toml | sha256sum |
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   python -m pip install --disable-pip-version-check -q --upgrade pip
   # pip byte-compiles what it installs on one core (about 39 of its 72 s here); --no-compile and one
-  # compileall on every core below make the .pyc files in about 20 s, leaving out the test suites
-  # of the packages, pip and setuptools (22 % of the source; nothing the book imports).
+  # compileall on every core below make the .pyc files in about 25-30 s, leaving out the test suites
+  # of the packages, pip and setuptools (22 % of the source, nothing the book imports; 6 s less).
   python -m pip install --disable-pip-version-check -q --no-compile -r requirements.txt
   python -m pip install --disable-pip-version-check -q --no-compile --no-deps -r requirements-nodeps.txt
   python -m pip install --disable-pip-version-check -q --no-compile --no-deps -e .

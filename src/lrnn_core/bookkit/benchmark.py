@@ -10,7 +10,7 @@ What is timed, for ``u`` of shape ``(B, L, N)`` (:func:`make_inputs`):
   ``benchmarks/scan.py``.
 - :func:`gradient_benchmark`: one ``jax.grad`` through the scan, checked and paired with the
   forward pass.
-- :func:`target_ratios` (also in a fresh process, :func:`target_ratios_in_process`): issue 13's
+- :func:`target_ratios` (also in a fresh process, :func:`target_ratios_in_process`): the book's
   :data:`TARGETS` as paired time ratios; :func:`auto_vs_sequential`, the ratio the appendix asserts.
 - :func:`floor_breakdown`: the gap between ``auto`` and the floor, split into the allocation of
   a fresh output and the pass over memory.
@@ -89,7 +89,7 @@ LABELS = {
 NOTES = {"lfilter": "one lfilter call per channel", "stream": "reads and writes the same bytes"}
 
 TARGETS = {"auto / NumPy loop": 1.0, "auto / floor": 1.15, "gradient / forward": 3.0}
-"""Issue 13's targets (upper bounds) for :func:`target_ratios`: ``method="auto"`` no slower than
+"""The book's targets (upper bounds) for :func:`target_ratios`: ``method="auto"`` no slower than
 the NumPy loop, within 1.15x the streaming floor, and one ``jax.grad`` within 3x the forward."""
 
 BREAKDOWN = ("floor", "floor in place", "auto", "auto in place", "NumPy stream", "NumPy loop")
@@ -103,8 +103,8 @@ NumPy loop."""
 
 def default_shapes() -> list[Shape]:
     """``(B, L, N)`` sizes for the current ``LRNN_SCALE``: at ``book``, a long sequence, the MNIST
-    chapters' shape (64, 784, 512) and a very long narrow one (the wide short (256, 256, 128) left
-    out since issue 36, for the build's time); at ``ci``, smaller shapes of the same kinds."""
+    chapters' shape (64, 784, 512) and a very long narrow one (the wide short (256, 256, 128) is
+    left out, for the website build's time); at ``ci``, smaller shapes of the same kinds."""
     return by_scale(
         ci=[(8, 1024, 64), (16, 196, 128), (1, 8192, 16)],
         book=[(8, 4096, 256), (64, 784, 512), (1, 65536, 64)],

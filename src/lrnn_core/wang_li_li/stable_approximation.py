@@ -490,7 +490,7 @@ class ModelMemory(NamedTuple):
     ``rate`` the fitted tail rate, ``tail`` the tail ratio. The chapter shows them as an
     illustration and asserts nothing on them: the argument bounds the memory by ``c e^{-rate t}``
     once the state has relaxed, and fixes no window on which a fitted rate must reach
-    ``predicted`` (issue 37)."""
+    ``predicted``."""
 
     radius: float
     predicted: float
