@@ -287,8 +287,14 @@ def test_vmap_over_runs_equals_separate_runs():
     assert np.abs(together.losses[0] - together.losses[1]).min() > 0
 
 
+def below_1e_3(means, evaluations):
+    assert evaluations == []  # no evaluate
+    return bool(np.all(means[-1] <= 1e-3))
+
+
 def test_early_stop_stops_after_the_first_round_at_or_below_the_threshold():
-    """SGD on 0.5 w^2 with lr 0.5 halves w: losses 0.5 * 4^-k; stop_below=1e-3 stops at k = 5."""
+    """SGD on 0.5 w^2 with lr 0.5 halves w: losses 0.5 * 4^-k; a stop once every run's round mean
+    is <= 1e-3 stops at k = 5."""
     res = train_params(
         lambda w, b: 0.5 * jnp.sum(w**2),
         jnp.ones((1, 1)),
@@ -296,7 +302,7 @@ def test_early_stop_stops_after_the_first_round_at_or_below_the_threshold():
         jnp.zeros(1),
         steps=50,
         optimizer=optax.sgd(0.5),
-        stop_below=1e-3,
+        stop_when=below_1e_3,
         progress=False,
     )
     want = 0.5 * 0.25 ** np.arange(6)  # 0.5, ..., 4.9e-4 <= 1e-3 (k = 5, the 6th step)
@@ -311,7 +317,7 @@ def test_early_stop_stops_after_the_first_round_at_or_below_the_threshold():
         jnp.zeros(2),
         steps=50,
         optimizer=optax.sgd(0.5),
-        stop_below=1e-3,
+        stop_when=below_1e_3,
         progress=False,
     )
     assert two.steps == 8  # 0.5 * 16 * 4^-k <= 1e-3 first at k = 7
@@ -324,7 +330,7 @@ def test_early_stop_stops_after_the_first_round_at_or_below_the_threshold():
         steps=40,
         steps_per_round=4,
         optimizer=optax.sgd(0.5),
-        stop_below=1e-3,
+        stop_when=below_1e_3,
         progress=False,
     )
     assert rounds.steps == 8 and rounds.round_losses.shape == (1, 2)
@@ -348,6 +354,27 @@ def test_evaluate_runs_after_every_round_and_state_is_carried():
     )
     np.testing.assert_array_equal(res.state, [6, 16])
     np.testing.assert_allclose(res.eval_losses, [[2 * 0.125, 2 * 0.125**2]] * 2, rtol=1e-6)
+    # stop_when sees every round's evaluations so far: a stop on them after the first round.
+    seen = []
+
+    def first_evaluation_below(means, evaluations):
+        seen.append([e.tolist() for e in evaluations])
+        return bool(np.all(evaluations[0] < 0.3))
+
+    once = train_params(
+        lambda p, b: jnp.sum(p**2),
+        jnp.ones((2, 1)),
+        lambda s, t: None,
+        jnp.zeros(2),
+        steps=6,
+        steps_per_round=3,
+        optimizer=optax.sgd(0.25),
+        evaluate=lambda p, s: 2 * jnp.sum(p),
+        stop_when=first_evaluation_below,
+        progress=False,
+    )
+    assert once.steps == 3 and once.stopped_early and once.eval_losses.shape == (2, 1)
+    np.testing.assert_allclose(seen, [[[0.25, 0.25]]], rtol=1e-6)
 
 
 def test_epoch_indices_visit_each_sequence_once_per_epoch():

@@ -196,7 +196,7 @@ BAD_CALLS = [
         "optimizer must be an optax.GradientTransformation",
     ),
     (
-        "NaN stop threshold",
+        "stop rule not callable",
         lambda: train_params(
             quadratic,
             jnp.ones((1, 2)),
@@ -204,11 +204,11 @@ BAD_CALLS = [
             jnp.zeros(1),
             steps=1,
             optimizer=optax.sgd(0.1),
-            stop_below=float("nan"),
+            stop_when=1e-3,
             progress=False,
         ),
-        ValueError,
-        "stop_below",
+        TypeError,
+        "stop_when must be callable",
     ),
     (
         "bool seed",

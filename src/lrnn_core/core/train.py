@@ -7,8 +7,8 @@
 run), so that a run depends on its own stream only: the same stream gives the same losses, alone
 or next to other runs. Steps are grouped into *rounds* of ``steps_per_round`` steps compiled into
 one ``lax.scan`` (an epoch, say): after every round the bar is updated, an optional ``evaluate``
-runs (a test loss, say) and training stops early once every run's mean loss over the round
-is at most ``stop_below``.
+runs (a test loss, say) and training stops early once an optional ``stop_when`` says so (every
+run's mean loss below a level, every run past its target).
 
 Callers supply the model, the loss and the data:
 
@@ -91,7 +91,7 @@ class TrainResult:
     ``round_losses`` ``(R, rounds)``: the mean of ``losses`` over each round of ``steps_per_round``
     steps (the mean training loss of each epoch when a round is an epoch). ``eval_losses``
     ``(R, rounds)``: the value of ``evaluate`` after each round, or ``None``. ``stopped_early``:
-    the loss threshold was reached before the last step. ``seeds``, ``graphdef`` and ``state`` are
+    ``stop_when`` ended training before the last step. ``seeds``, ``graphdef`` and ``state`` are
     set by :func:`train` (NNX); :meth:`model` rebuilds a module.
     """
 
@@ -243,7 +243,7 @@ def train_params(
     steps_per_round: int = 1,
     evaluate: Callable[[Params, PyTree], Float[Array, ""]] | None = None,
     per_round: Callable[[PyTree, Int[Array, ""]], PyTree] | None = None,
-    stop_below: float | None = None,
+    stop_when: Callable[[list[np.ndarray], list[np.ndarray]], bool] | None = None,
     state: State | None = None,
     opt_state: State | None = None,
     progress: bool = True,
@@ -260,10 +260,12 @@ def train_params(
     learning rate through ``optax.inject_hyperparams``.
 
     ``steps`` must be a multiple of ``steps_per_round``. After each round, ``evaluate(params[r],
-    streams[r])`` (if given) is recorded, and training stops once the round's mean loss of every run
-    is ``<= stop_below`` (if given). ``progress=False`` hides the tqdm bar. ``per_round(streams[r],
-    start)`` (if given) is computed once per round from its first step ``start`` and passed to
-    ``batch_at`` instead of ``streams[r]``: work every step of a round shares (an epoch's order).
+    streams[r])`` (if given) is recorded, and training stops if ``stop_when(means, evaluations)``
+    (if given) is true: a list per round so far of the runs' mean losses (R,) and of the
+    ``evaluate`` outputs (R, ...; empty without ``evaluate``). ``progress=False`` hides the bar.
+    ``per_round(streams[r], start)`` (if given) is computed once per round from its first step
+    ``start`` and passed to ``batch_at`` instead of ``streams[r]``: work every step of a round
+    shares (an epoch's order).
     """
     steps = positive_int("steps", steps)
     steps_per_round = positive_int("steps_per_round", steps_per_round)
@@ -271,8 +273,6 @@ def train_params(
         raise ValueError(
             f"steps must be a multiple of steps_per_round={steps_per_round}, got {steps}"
         )
-    if stop_below is not None:
-        stop_below = real_number("stop_below", stop_below)
     progress = check_flag("progress", progress)
     desc = check_text("desc", desc)
     check_type(
@@ -280,8 +280,9 @@ def train_params(
     )
     for name, fn in (("loss", loss), ("batch_at", batch_at)):
         check_type(name, fn, callable)
-    if per_round is not None:
-        check_type("per_round", per_round, callable)
+    for name, fn in (("per_round", per_round), ("stop_when", stop_when)):
+        if fn is not None:
+            check_type(name, fn, callable)
     leaves = jax.tree.leaves(params)
     if not leaves:
         raise ValueError("params must hold at least one array")
@@ -342,7 +343,7 @@ def train_params(
                 evals.append(np.asarray(run_eval(params, streams)))
             if progress:
                 bar.set_postfix(loss=f"{float(np.mean(means[-1])):.3e}")
-            if stop_below is not None and np.all(means[-1] <= stop_below) and r < rounds - 1:
+            if stop_when is not None and r < rounds - 1 and stop_when(means, evals):
                 stopped = True
                 break
     losses = np.concatenate(losses, axis=1)
@@ -366,7 +367,7 @@ def train(
     steps: int,
     seed: int | Sequence[int] = 0,
     optimizer: optax.GradientTransformation | None = None,
-    stop_below: float | None = None,
+    stop_when: Callable[[list[np.ndarray], list[np.ndarray]], bool] | None = None,
     progress: bool = True,
 ) -> TrainResult:
     """Train ``make_model(nnx.Rngs(...))`` for ``steps`` steps, once per seed (NNX adapter).
@@ -408,7 +409,7 @@ def train(
         data_keys,
         steps=steps,
         optimizer=tx,
-        stop_below=stop_below,
+        stop_when=stop_when,
         state=rest,
         progress=progress,
         desc="train",

@@ -325,8 +325,8 @@ class WidthResult(NamedTuple):
 
     ``threshold`` (R,): the validation loss the run had to get below; ``epochs`` (R,): the first
     epoch (at least ``min_epochs``) where it did, ``inf`` if not within ``max_epochs``;
-    ``val_losses`` (R, max_epochs): the validation loss after each epoch (training goes on to
-    ``max_epochs``; the stop is applied afterwards); ``best`` (R,): the checkpoint's validation
+    ``val_losses`` (R, epochs trained): the validation loss after each epoch (the runs train until
+    every run has met its stop, or to ``max_epochs``); ``best`` (R,): the checkpoint's validation
     loss, the lowest up to the stop; ``params``: the checkpoint (a CTRNN with run axis R)."""
 
     N: int
@@ -372,7 +372,8 @@ def train_sequential_widths(
     sees ``u`` with targets ``y[r]``; the data keep their dtype (float64 under
     ``jax.enable_x64(True)``, as the authors' code). The loop is
     :func:`lrnn_core.core.train.train_params`; its ``evaluate`` records the validation loss and the
-    parameters after every epoch, so the stop and the checkpoint are applied after training.
+    parameters after every epoch, and the runs train together until every run has met its stop
+    (or ``max_epochs``): each run's stop and checkpoint are applied after training.
     """
     check_choice("activation", activation, ACTIVATIONS)
     Ns = tuple(positive_int("Ns", N) for N in Ns)
@@ -442,11 +443,14 @@ def train_sequential_widths(
             ),
             evaluate=evaluate,
             per_round=per_round,
+            stop_when=lambda _, evals, thr=threshold: bool(  # every run has met its stop
+                np.any([e[:, 0] < thr for e in evals[max(min_epochs, 1) - 1 :]], axis=0).all()
+            ),
             progress=progress,
             desc=f"N={N}",
         ).eval_losses
         val = np.where(np.isfinite(record[..., 0]), record[..., 0], np.inf)
-        below = (val < threshold[:, None]) & (epoch >= min_epochs)
+        below = (val < threshold[:, None]) & (epoch[: val.shape[1]] >= min_epochs)
         reached = below.any(axis=1)
         stop = np.where(reached, below.argmax(axis=1) + 1, max_epochs)
         best_at = [int(np.argmin(val[r, : stop[r]])) for r in range(runs)]
