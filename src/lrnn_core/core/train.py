@@ -260,9 +260,9 @@ def train_params(
     learning rate through ``optax.inject_hyperparams``.
 
     ``steps`` must be a multiple of ``steps_per_round``. After each round, ``evaluate(params[r],
-    streams[r])`` (if given) is recorded, and training stops if ``stop_when(means, evaluations)``
-    (if given) is true: a list per round so far of the runs' mean losses (R,) and of the
-    ``evaluate`` outputs (R, ...; empty without ``evaluate``). ``progress=False`` hides the bar.
+    streams[r])`` (if given) is recorded, then training stops if ``stop_when(means, evaluations)``
+    (if given) is true, on lists per round so far of the runs' mean losses (R,) and ``evaluate``
+    outputs (R, ...; empty without ``evaluate``). ``progress=False`` hides the bar.
     ``per_round(streams[r], start)`` (if given) is computed once per round from its first step
     ``start`` and passed to ``batch_at`` instead of ``streams[r]``: work every step of a round
     shares (an epoch's order).
@@ -343,7 +343,7 @@ def train_params(
                 evals.append(np.asarray(run_eval(params, streams)))
             if progress:
                 bar.set_postfix(loss=f"{float(np.mean(means[-1])):.3e}")
-            if stop_when is not None and r < rounds - 1 and stop_when(means, evals):
+            if stop_when is not None and stop_when(means, evals) and r < rounds - 1:
                 stopped = True
                 break
     losses = np.concatenate(losses, axis=1)

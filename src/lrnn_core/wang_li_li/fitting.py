@@ -419,7 +419,6 @@ def train_sequential_widths(
         return jnp.concatenate([value[None], ravel_pytree(p.params)[0]])
 
     results, threshold = [], np.full(runs, first_threshold)
-    epoch = np.arange(1, max_epochs + 1)
     for N in Ns:
         one = init_ctrnn(jax.random.fold_in(k_init, N), N, M=M, d_out=d_out, dtype=u.dtype)
         _, unravel = ravel_pytree(one)
@@ -431,6 +430,12 @@ def train_sequential_widths(
             u, y, True, jax.random.fold_in(k_data, N), runs, batch_size
         )
         streams["y_val"] = y_val
+        stopped_at = np.zeros(runs)  # run r's stop: its first epoch >= min_epochs below thr
+
+        def every_run_stopped(_, evals: list, thr=threshold, at=stopped_at) -> bool:
+            at[(at == 0) & (evals[-1][:, 0] < thr) & (len(evals) >= min_epochs)] = len(evals)
+            return bool(at.all())
+
         record = train_params(
             loss,
             start,
@@ -443,16 +448,12 @@ def train_sequential_widths(
             ),
             evaluate=evaluate,
             per_round=per_round,
-            stop_when=lambda _, evals, thr=threshold: bool(  # every run has met its stop
-                np.any([e[:, 0] < thr for e in evals[max(min_epochs, 1) - 1 :]], axis=0).all()
-            ),
+            stop_when=every_run_stopped,
             progress=progress,
             desc=f"N={N}",
         ).eval_losses
         val = np.where(np.isfinite(record[..., 0]), record[..., 0], np.inf)
-        below = (val < threshold[:, None]) & (epoch[: val.shape[1]] >= min_epochs)
-        reached = below.any(axis=1)
-        stop = np.where(reached, below.argmax(axis=1) + 1, max_epochs)
+        stop = np.where(stopped_at > 0, stopped_at, max_epochs).astype(int)
         best_at = [int(np.argmin(val[r, : stop[r]])) for r in range(runs)]
         best = val[np.arange(runs), best_at]
         ckpt = [unravel(jnp.asarray(record[r, best_at[r], 1:])) for r in range(runs)]
@@ -460,7 +461,7 @@ def train_sequential_widths(
             WidthResult(
                 N=N,
                 threshold=threshold,
-                epochs=np.where(reached, stop, np.inf).astype(np.float64),
+                epochs=np.where(stopped_at > 0, stopped_at, np.inf),
                 val_losses=val,
                 best=best,
                 params=jax.tree.map(lambda *a: jnp.stack(a), *ckpt),
