@@ -292,47 +292,32 @@ def below_1e_3(means, evaluations):
     return bool(np.all(means[-1] <= 1e-3))
 
 
+def sgd_on_squares(params, *, scale=0.5, lr=0.5, **kwargs):
+    """SGD with rate ``lr`` on ``scale * sum(w^2)`` for each run of ``params`` (no data)."""
+    return train_params(
+        lambda w, b: scale * jnp.sum(w**2),
+        params,
+        lambda s, t: None,
+        jnp.zeros(len(params)),
+        optimizer=optax.sgd(lr),
+        progress=False,
+        **kwargs,
+    )
+
+
 def test_early_stop_stops_after_the_first_round_at_or_below_the_threshold():
     """SGD on 0.5 w^2 with lr 0.5 halves w: losses 0.5 * 4^-k; a stop once every run's round mean
     is <= 1e-3 stops at k = 5."""
-    res = train_params(
-        lambda w, b: 0.5 * jnp.sum(w**2),
-        jnp.ones((1, 1)),
-        lambda s, t: None,
-        jnp.zeros(1),
-        steps=50,
-        optimizer=optax.sgd(0.5),
-        stop_when=below_1e_3,
-        progress=False,
-    )
+    res = sgd_on_squares(jnp.ones((1, 1)), steps=50, stop_when=below_1e_3)
     want = 0.5 * 0.25 ** np.arange(6)  # 0.5, ..., 4.9e-4 <= 1e-3 (k = 5, the 6th step)
     np.testing.assert_allclose(res.losses[0], want, rtol=1e-6)
     assert res.steps == 6 and res.stopped_early
     np.testing.assert_allclose(res.params[0, 0], 0.5**6)  # the 6th step's update was applied
     # With two runs, training goes on until both are below the threshold.
-    two = train_params(
-        lambda w, b: 0.5 * jnp.sum(w**2),
-        jnp.array([[1.0], [4.0]]),
-        lambda s, t: None,
-        jnp.zeros(2),
-        steps=50,
-        optimizer=optax.sgd(0.5),
-        stop_when=below_1e_3,
-        progress=False,
-    )
+    two = sgd_on_squares(jnp.array([[1.0], [4.0]]), steps=50, stop_when=below_1e_3)
     assert two.steps == 8  # 0.5 * 16 * 4^-k <= 1e-3 first at k = 7
     # Rounds of 4 steps: the round mean decides.
-    rounds = train_params(
-        lambda w, b: 0.5 * jnp.sum(w**2),
-        jnp.ones((1, 1)),
-        lambda s, t: None,
-        jnp.zeros(1),
-        steps=40,
-        steps_per_round=4,
-        optimizer=optax.sgd(0.5),
-        stop_when=below_1e_3,
-        progress=False,
-    )
+    rounds = sgd_on_squares(jnp.ones((1, 1)), steps=40, steps_per_round=4, stop_when=below_1e_3)
     assert rounds.steps == 8 and rounds.round_losses.shape == (1, 2)
 
 
@@ -361,17 +346,14 @@ def test_evaluate_runs_after_every_round_and_state_is_carried():
         seen.append([e.tolist() for e in evaluations])
         return bool(np.all(evaluations[0] < 0.3))
 
-    once = train_params(
-        lambda p, b: jnp.sum(p**2),
+    once = sgd_on_squares(
         jnp.ones((2, 1)),
-        lambda s, t: None,
-        jnp.zeros(2),
+        scale=1.0,
+        lr=0.25,
         steps=6,
         steps_per_round=3,
-        optimizer=optax.sgd(0.25),
         evaluate=lambda p, s: 2 * jnp.sum(p),
         stop_when=first_evaluation_below,
-        progress=False,
     )
     assert once.steps == 3 and once.stopped_early and once.eval_losses.shape == (2, 1)
     np.testing.assert_allclose(seen, [[[0.25, 0.25]]], rtol=1e-6)
