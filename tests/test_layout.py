@@ -70,6 +70,8 @@ def _package_of(name: str) -> str | None:
 
 
 MODULES = _modules()
+# A module is named for an idea of the papers, not for a job (README, "Adding a chapter").
+JOB_NAME = re.compile(r"_(report|verdicts|claims|checks)$")
 
 
 def test_the_sub_package_tree_exists():
@@ -122,6 +124,12 @@ def test_every_module_has_its_mirrored_test_file(module):
     package, name = module.rsplit(".", 1)
     test = TESTS / package.replace(".", "/") / f"test_{name}.py"
     assert test.is_file(), f"lrnn_core.{module} has no {test.relative_to(ROOT)}"
+
+
+def test_no_module_is_named_for_a_job():
+    assert JOB_NAME.search("orvieto.ode_report") and not JOB_NAME.search("orvieto.ode_flows")
+    named_by_job = sorted(m for m in MODULES if JOB_NAME.search(m))
+    assert not named_by_job, named_by_job
 
 
 def test_tests_folders_mirror_the_packages():
