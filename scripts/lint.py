@@ -8,7 +8,6 @@ Usage: ``python scripts/lint.py`` (exit status non-zero on any finding).
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import tempfile
@@ -24,21 +23,21 @@ CHAPTER_IGNORE = "E402,B018"
 
 
 def chapter_sources(out: Path) -> list[Path]:
-    """Write each chapter's code cells as a Python file under ``out``; return the files."""
+    """Write each chapter's code cells as a notebook under ``out``; return the files. Ruff reads
+    notebooks as Jupyter does: the install cell's ``%pip`` is a magic, and a figure call ending a
+    cell with ``;`` (Jupyter's way to show the figure once, not also the returned object) is
+    not a useless semicolon."""
     files = []
     for chapter in sorted((ROOT / "book").rglob("*.md")):
         if "```{code-cell}" not in chapter.read_text():
             continue
-        target = out / chapter.relative_to(ROOT).with_suffix(".py")
+        target = out / chapter.relative_to(ROOT).with_suffix(".ipynb")
         target.parent.mkdir(parents=True, exist_ok=True)
         notebook = jupytext.read(chapter)
         notebook.cells = [c for c in notebook.cells if c.cell_type == "code"]
         for cell in notebook.cells:  # options are checked as text: long_option_lines
             cell.metadata = {}
-        text = jupytext.writes(notebook, fmt="py:percent")
-        # jupytext comments out magics; an indented one (the install cell's ``%pip`` under ``if``)
-        # becomes ``pass`` so that the extracted file stays valid Python.
-        target.write_text(re.sub(r"^([ \t]+)# %", r"\1pass  # %", text, flags=re.M))
+        target.write_text(jupytext.writes(notebook, fmt="ipynb"))
         files.append(target)
     return files
 

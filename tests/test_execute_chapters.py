@@ -20,14 +20,15 @@ execute_chapters = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(execute_chapters)
 
 
-def test_it_runs_every_chapter_with_code_but_the_report_and_the_timed_appendix():
+def test_it_runs_every_chapter_with_code_but_the_forced_pages_and_the_timed_appendix():
     names = {p.relative_to(ROOT).with_suffix("").as_posix() for p in execute_chapters.chapters()}
     with_code = {
         name
         for name in execute_chapters.toc_files(ROOT / "_toc.yml")
         if "```{code-cell}" in (ROOT / f"{name}.md").read_text()
     }
-    assert names == with_code - {"book/report", "book/appendices/performance"}
+    forced = {"book/report", "book/teaching"}  # execution_mode: force, never from the cache
+    assert names == with_code - forced - {"book/appendices/performance"}
     assert "book/orvieto/conditioning" in names
 
 

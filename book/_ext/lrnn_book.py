@@ -4,7 +4,9 @@
    they execute, so it is read last and on every build: Sphinx reads pages in sorted order
    (``book/report`` would come before ``book/wang-li-li/...``) and skips unchanged pages.
 2. The Colab launch button opens ``notebooks/<page>.ipynb`` (scripts/chapters_to_notebooks.py),
-   not the ``.md`` source, which Colab cannot open; its label says "Open in Colab".
+   not the ``.md`` source, which Colab cannot open; its label says "Open in Colab". A chapter with
+   exercises gets a second button, "Student notebook in Colab": ``notebooks/student/<page>.ipynb``,
+   the chapter without its solutions, each code exercise a stub.
 3. Each entry of the library reference (``book/reference/``) ends with links to the chapters that
    import it (``from lrnn_core... import name`` in a code cell); its pages are read on every build.
 4. Inline code in the chapters' prose that names a documented function or class of the library
@@ -51,6 +53,7 @@ REPORT = "book/report"
 REFERENCE = "book/reference/"
 # Written by scripts/chapters_to_notebooks.py, relative to the repository root.
 NOTEBOOKS = "notebooks"
+STUDENT = "student"
 
 
 def _read_every_time(app, env, added, changed, removed) -> list[str]:
@@ -89,6 +92,12 @@ def _colab_opens_the_notebook(app, pagename, templatename, context, doctree) -> 
             prefix, _, _ = button["url"].partition(f"/blob/{branch}/")
             button["url"] = f"{prefix}/blob/{branch}/{NOTEBOOKS}/{pagename}.ipynb"
             button["text"] = "Open in Colab"
+            if (folder / STUDENT / f"{pagename}.ipynb").is_file():
+                student = f"{prefix}/blob/{branch}/{NOTEBOOKS}/{STUDENT}/{pagename}.ipynb"
+                tooltip = "The chapter without its solutions, each code exercise a stub"
+                extra = {**button, "url": student, "text": "Student notebook in Colab"}
+                group["buttons"].append({**extra, "tooltip": tooltip})
+                break
 
 
 def _script_key(script) -> tuple:

@@ -37,6 +37,7 @@ Array arguments are annotated with their dimensions in these letters (``jaxtypin
 ``batch`` for any leading batch dimensions. We write "parameterisation".
 """
 
+from lrnn_core.bookkit.exercises import check
 from lrnn_core.bookkit.scale import by_scale, current_scale
 from lrnn_core.bookkit.seeds import current_seed, rng_key, run_seed, seeds
 from lrnn_core.core.eigenvalues import (
@@ -58,6 +59,7 @@ __all__ = [
     "MLPHead",
     "TrainResult",
     "by_scale",
+    "check",
     "condition_number",
     "current_scale",
     "current_seed",

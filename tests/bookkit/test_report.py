@@ -71,6 +71,8 @@ def test_code_cells_drop_options_and_magics():
     first, second = code_cells(CHAPTER)
     assert first.splitlines() == ["", "", "", 'table = ClaimTable("part/chapter")']
     assert second.startswith("\ntable.add(\n") and "mystnb" not in second
+    install = "```{code-cell} ipython3\nif missing:\n    %pip install x\n!ls\n```\n"
+    assert code_cells(install) == ["if missing:\n    pass\n\n"]  # still Python: ast can read it
 
 
 def test_chapter_claims_reads_add_calls_in_code_cells_only():

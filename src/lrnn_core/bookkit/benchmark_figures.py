@@ -10,8 +10,6 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-__all__ = ["timing_figure"]
-
 
 def timing_figure(rows: Sequence[Mapping[str, Any]], scale: str) -> Figure:
     """Horizontal bars of ``1e3 * time_s`` (ms, log scale) per timed row, ``linear_scan``'s

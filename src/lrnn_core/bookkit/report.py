@@ -91,15 +91,18 @@ def read_index(path: str | Path) -> list[SpecClaim]:
 
 def code_cells(text: str) -> list[str]:
     """The Python source of every code cell of a MyST chapter, without the cell's options (a
-    ``---`` YAML block or ``:tags: ...`` lines) and IPython magics (blank lines in their place)."""
+    ``---`` YAML block or ``:tags: ...`` lines) and IPython magics (blank lines in their place, or
+    ``pass`` for an indented one: the install cell's ``%pip`` under ``if``)."""
     cells = []
     for cell in _CODE_CELL.findall(text):
         cell = re.sub(r"\A---\n.*?^---$", "", cell, flags=re.S | re.M)
-        cells.append(
-            "\n".join(
-                "" if line.startswith((":", "%", "!")) else line for line in cell.splitlines()
-            )
+        cell = re.sub(
+            r"^:.*$|^([ \t]*)[%!].*$",
+            lambda m: m.group(1) + "pass" if m.group(1) else "",
+            cell,
+            flags=re.M,
         )
+        cells.append(cell)
     return cells
 
 

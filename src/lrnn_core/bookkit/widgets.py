@@ -36,16 +36,6 @@ from matplotlib.figure import Figure
 from lrnn_core.bookkit.scale import current_scale
 from lrnn_core.core.validate import check_text, check_type, positive_int, positive_number
 
-__all__ = [
-    "DEFAULT_DPI",
-    "MAX_FRAMES",
-    "Explorer",
-    "explore",
-    "figure_to_png",
-    "format_value",
-    "slider_values",
-]
-
 #: Default resolution of the frames; a 6 x 3.5 inch figure becomes 480 x 280 pixels (tens of kB).
 DEFAULT_DPI = 80
 #: Most frames (the product of the grid's lengths) :func:`explore` renders unless told otherwise;

@@ -53,16 +53,6 @@ from lrnn_core.core.validate import (
     real_number,
 )
 
-__all__ = [
-    "TimeVaryingMap",
-    "causal_filter",
-    "causal_filter_mse",
-    "ignores_input_mse",
-    "linear_mses",
-    "time_varying_map",
-    "time_varying_prediction",
-]
-
 
 def _pair(name: str, a: ArrayLike, ndim: int | None = None) -> np.ndarray:
     a = as_float64(name, a)

@@ -25,6 +25,7 @@ from lrnn_core.core.validate import (
     as_inexact,
     check_finite,
     check_not_empty,
+    check_real,
     check_stable,
     inexact_dtype,
     positive_int,
@@ -169,9 +170,8 @@ def lru_eigenvalues(
     """LRU eigenvalues ``lambda = exp(-exp(nu_log) + i exp(theta_log))`` (LRU §3.3-3.4)."""
     nu_log = as_inexact("nu_log", nu_log)
     theta_log = as_inexact("theta_log", theta_log)
-    for name, x in (("nu_log", nu_log), ("theta_log", theta_log)):
-        if jnp.iscomplexobj(x):
-            raise TypeError(f"{name} must be real, got dtype {x.dtype}")
+    check_real("nu_log", nu_log)
+    check_real("theta_log", theta_log)
     return _exp_param(nu_log, theta_log)
 
 

@@ -18,8 +18,6 @@ from lrnn_core.core.validate import (
     positive_number,
 )
 
-__all__ = ["exp_sum", "fit_exp_sum", "uniform_rates"]
-
 
 def uniform_rates(N: int, rate: float = 0.1) -> np.ndarray:
     """The decay rates ``rate * (1, 2, ..., N)`` (float64): polynomials of degree N in

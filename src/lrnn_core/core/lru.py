@@ -30,6 +30,7 @@ from lrnn_core.core.validate import (
     check_choice,
     check_finite,
     check_ndim,
+    check_real,
     check_shape,
     check_stable,
     inexact_dtype,
@@ -40,8 +41,8 @@ from lrnn_core.core.validate import (
 def _check_features(name: str, x: ArrayLike, features: int, *, real: bool) -> Array:
     """``x`` as an inexact array of shape ``(..., features)``; ``real=True`` rejects complex."""
     x = as_inexact(name, x)
-    if real and jnp.iscomplexobj(x):
-        raise TypeError(f"{name} must be real, got dtype {x.dtype}")
+    if real:
+        check_real(name, x)
     check_ndim(name, x, 1)
     check_shape(name, x, (None,) * (x.ndim - 1) + (features,))
     check_finite(name, x)

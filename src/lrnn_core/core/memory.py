@@ -55,21 +55,15 @@ from lrnn_core.core.validate import (
     real_number,
 )
 
-__all__ = [
-    "DecayFit",
-    "amplitudes",
-    "fit_decay",
-    "heaviside_memory",
-    "impulse_memory",
-    "reversed_memory",
-    "roundoff_floor",
-    "tail_ratio",
-    "tail_window",
-    "upper_envelope",
-]
-
 #: A causal sequence model ``(L,) -> (L,)`` (or ``(L, 1)``) probed by the memory functions.
 Model = Callable[[Float[Array, " L"]], ArrayLike]
+
+
+def _tail_fraction(tail: object) -> float:
+    tail = real_number("tail", tail, high=1.0)
+    if not tail > 0:
+        raise ValueError(f"tail must be a fraction in (0, 1], got {tail!r}")
+    return tail
 
 
 def amplitudes(amplitude: float | Sequence[float]) -> np.ndarray:
@@ -197,9 +191,7 @@ def tail_window(t: np.ndarray, tail: float | tuple[float, float]) -> np.ndarray:
                 f"tail must be a window (t_start, t_stop) with t_start < t_stop, got {tail!r}"
             )
         return (t >= start) & (t <= stop)
-    tail = real_number("tail", tail, high=1.0)
-    if not tail > 0:
-        raise ValueError(f"tail must be a fraction in (0, 1], got {tail!r}")
+    tail = _tail_fraction(tail)
     return np.arange(t.size) >= int(np.floor((1 - tail) * t.size))
 
 
@@ -269,9 +261,7 @@ def tail_ratio(memory: Float[ArrayLike, " L"], *, tail: float = 0.1) -> float:
     check_shape("memory", m, (None,))
     check_not_empty("memory", m)
     check_finite("memory", m)
-    tail = real_number("tail", tail, high=1.0)
-    if not tail > 0:
-        raise ValueError(f"tail must be a fraction in (0, 1], got {tail!r}")
+    tail = _tail_fraction(tail)
     peak = m.max()
     if peak <= 0:
         raise ValueError("memory is identically zero: the model does not respond to the input")

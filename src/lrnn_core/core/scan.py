@@ -44,15 +44,6 @@ from lrnn_core.core.validate import (
     positive_int,
 )
 
-__all__ = [
-    "METHODS",
-    "associative_depth",
-    "auto_method",
-    "combine",
-    "linear_scan",
-    "unrolled_sum",
-]
-
 Array = jax.Array
 Pair = tuple[Array, Array]
 

@@ -20,8 +20,6 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-__all__ = ["BLOCK", "pallas_scan"]
-
 Array = jax.Array
 
 BLOCK = 128

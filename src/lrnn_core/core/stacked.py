@@ -48,8 +48,6 @@ from lrnn_core.core.validate import (
     real_number,
 )
 
-__all__ = ["ACTIVATIONS", "SSMLayer", "StackedSSM"]
-
 #: The point-wise non-linearities a layer may use (``"identity"``: a linear stack).
 ACTIVATIONS: dict[str, Callable[[Array], Array]] = {
     "tanh": jnp.tanh,

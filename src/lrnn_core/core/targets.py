@@ -36,16 +36,6 @@ from lrnn_core.core.validate import (
     positive_number,
 )
 
-__all__ = [
-    "TanhRNN",
-    "exp_memory",
-    "linear_functional",
-    "poly_memory",
-    "random_tanh_rnn",
-    "tanh_rnn_outputs",
-    "white_inputs",
-]
-
 
 def exp_memory(t: Float[ArrayLike, "*T"], rate: float = 1.0) -> Float[Array, "*T"]:
     """Exponentially decaying memory ``rho(t) = exp(-rate t)`` (WLL App. D; code default

@@ -49,20 +49,6 @@ from lrnn_core.core.validate import (
     seed_list,
 )
 
-__all__ = [
-    "RECURRENT_PARAMS",
-    "TrainResult",
-    "epoch_indices",
-    "epoch_order",
-    "lru_optimizer",
-    "mse_loss",
-    "named_in",
-    "stack_models",
-    "train",
-    "train_params",
-    "warn_if_diverged",
-]
-
 #: A pytree of arrays: the inputs and targets of one step.
 Batch = PyTree
 #: A pytree of arrays: a model's trainable parameters (an ``nnx.State`` of ``nnx.Param`` for NNX).

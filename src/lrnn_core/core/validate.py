@@ -171,15 +171,13 @@ def inexact_dtype(name: str, dtype: object, *, kind: str = "real") -> np.dtype:
 
 
 def _numeric_array(name: str, x: object, module: ModuleType) -> np.ndarray | jax.Array:
-    if isinstance(x, (str, bytes)) or x is None:
-        raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}")
     try:
+        if isinstance(x, (str, bytes)) or x is None:
+            raise TypeError
         arr = module.asarray(x) if isinstance(x, jax.Array) else module.asarray(np.asarray(x))
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}") from None
-    if arr.dtype == object or jnp.issubdtype(arr.dtype, jnp.bool_):
-        raise TypeError(f"{name} must be a float or complex array, got dtype {arr.dtype}")
-    if not jnp.issubdtype(arr.dtype, jnp.number):
+    if not jnp.issubdtype(arr.dtype, jnp.number):  # object, bool and str dtypes among others
         raise TypeError(f"{name} must be a float or complex array, got dtype {arr.dtype}")
     return arr
 
@@ -197,7 +195,7 @@ def as_inexact(name: str, x: object) -> jax.Array:
         if big > 2 ** (jnp.finfo(target).nmant + 1):
             raise ValueError(
                 f"{name} holds integers up to {big}, beyond what {np.dtype(target).name} "
-                f"represents exactly; pass floats"
+                "represents exactly; pass floats"
             )
         arr = arr.astype(target)
     return arr
@@ -253,7 +251,8 @@ def check_shape(name: str, x: object, shape: Sequence[int | None]) -> None:
 def check_real(name: str, x: object) -> None:
     """TypeError if ``x`` has a complex dtype."""
     if np.iscomplexobj(x):
-        raise TypeError(f"{name} must be real, got dtype {np.asarray(x).dtype}")
+        dtype = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+        raise TypeError(f"{name} must be real, got dtype {dtype}")
 
 
 def real_sequences(name: str, u: object, *, batched: bool = False) -> np.ndarray:

@@ -40,20 +40,6 @@ from lrnn_core.core.validate import (
     real_number,
 )
 
-__all__ = [
-    "EPS",
-    "condition_number",
-    "cutoff",
-    "gram_condition",
-    "numerical_rank",
-    "pinv_apply",
-    "pseudo_inverse",
-    "reconstruct",
-    "singular_values",
-    "vandermonde",
-    "vandermonde64",
-]
-
 #: Machine epsilon of float64, the unit of every tolerance in the library's linear algebra.
 EPS = float(np.finfo(np.float64).eps)
 

@@ -56,20 +56,6 @@ from lrnn_core.core.validate import (
     real_number,
 )
 
-__all__ = [
-    "ALPHA",
-    "PairedDifference",
-    "beats",
-    "compare",
-    "dealt",
-    "falls",
-    "paired_difference",
-    "row_status",
-    "separated",
-    "step_verdicts",
-    "times_below",
-]
-
 
 def _best(baselines: Mapping[str, float]) -> float:
     """``min_b e_b`` of a non-empty mapping of finite, non-negative baseline errors."""

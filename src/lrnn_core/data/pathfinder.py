@@ -38,13 +38,6 @@ from scipy import ndimage
 
 from lrnn_core.core.validate import nonnegative_int, positive_int, real_number
 
-__all__ = [
-    "PathfinderSample",
-    "draw_path",
-    "pathfinder_images",
-    "rasterise",
-]
-
 
 @dataclass(frozen=True)
 class PathfinderSample:

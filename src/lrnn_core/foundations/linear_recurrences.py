@@ -10,8 +10,6 @@ from jaxtyping import Float
 
 from lrnn_core.core.scan import linear_scan
 
-__all__ = ["dense_recurrence", "half_life"]
-
 
 def dense_recurrence(
     A: Float[np.ndarray, "N N"],

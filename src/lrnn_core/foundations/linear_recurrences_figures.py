@@ -14,8 +14,6 @@ from matplotlib.figure import Figure
 
 from lrnn_core.core.eigenvalues import ring_init
 
-__all__ = ["circular_law_figure", "ring_figure", "scan_depth_figure"]
-
 
 def circular_law_figure(lam: Complex[np.ndarray, " N"]) -> Figure:
     """The eigenvalues ``lam`` of an ``N x N`` matrix in the complex plane, with the unit circle

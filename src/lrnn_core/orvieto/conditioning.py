@@ -57,47 +57,6 @@ from lrnn_core.core.vandermonde import (
 from lrnn_core.core.verdicts import ALPHA, dealt, falls, step_verdicts
 from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 
-__all__ = [
-    "LAWS",
-    "SQUARE_LAWS",
-    "ErrorGrid",
-    "FrobeniusCheck",
-    "GramDraws",
-    "GridOrderings",
-    "Norms",
-    "TokenCell",
-    "WeylCheck",
-    "aliased_average",
-    "cell_seeds",
-    "draw_conditions",
-    "draw_norms",
-    "error_grid",
-    "exact_to_rounding",
-    "fits_axis",
-    "floored_orderings",
-    "formed_gram_tolerance",
-    "frobenius_check",
-    "gram_condition_draws",
-    "gram_medians",
-    "gram_orderings",
-    "grid_orderings",
-    "growth_slope",
-    "law_eigenvalues",
-    "norm_stats",
-    "perfectly_conditioned",
-    "pinv_drop",
-    "recent_horizon",
-    "recent_only",
-    "ring_eigenvalues",
-    "ring_frobenius_moments",
-    "seed_block",
-    "square_conditions",
-    "token_cell",
-    "token_rounding_level",
-    "vandermonde_norms",
-    "weyl_check",
-]
-
 #: The eigenvalue laws of §4.1 that :func:`law_eigenvalues` draws from.
 LAWS = ("ring", "real", "roots of unity")
 

@@ -18,18 +18,6 @@ from matplotlib.image import AxesImage
 from lrnn_core.core.vandermonde import EPS, vandermonde64
 from lrnn_core.orvieto.conditioning import ErrorGrid, GramDraws, vandermonde_norms
 
-__all__ = [
-    "abs_vandermonde",
-    "abs_vandermonde_figure",
-    "abs_vandermonde_frame",
-    "gram_figure",
-    "grid_panels",
-    "real_roots_figure",
-    "reconstruction_figure",
-    "token_error_figure",
-    "vandermonde_error_figure",
-]
-
 #: A reconstruction panel: its title, the reconstructed sequence.
 Panel = tuple[str, Float[ArrayLike, " L"]]
 

@@ -58,42 +58,6 @@ from lrnn_core.data.mnist import mnist_sequences
 from lrnn_core.data.pathfinder import pathfinder_images
 from lrnn_core.orvieto.memorisation import reconstruct_from_last_state
 
-__all__ = [
-    "BASELINE_SEED",
-    "HEADS",
-    "PATHFINDER_DRAW",
-    "Cells",
-    "ReconstructionRun",
-    "Reconstructor",
-    "Sizes",
-    "cell_baselines",
-    "complete_sizes",
-    "eigenvalue_moves",
-    "falls_per_fourfold",
-    "fig4_cell",
-    "fig4_grid",
-    "fixed_lru_linear_mse",
-    "index_rows",
-    "last_state",
-    "last_state_gap",
-    "live_stored_ratios",
-    "load_fig4_results",
-    "mean_image_mse",
-    "pca_bound",
-    "pca_projection_mse",
-    "per_data_set",
-    "pixel_mse",
-    "recompute_baselines",
-    "results_file",
-    "save_results",
-    "shuffled_error",
-    "shuffled_targets",
-    "stored_run_data",
-    "train_reconstruction",
-    "vandermonde_baseline",
-    "vandermonde_examples",
-]
-
 
 def _sequences(name: str, u: ArrayLike, length: int | None = None) -> Array:
     """Real finite sequences of shape ``(batch, L)`` (``L = length`` if given)."""

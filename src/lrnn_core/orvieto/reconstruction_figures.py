@@ -21,15 +21,6 @@ from lrnn_core.orvieto.reconstruction import (
     cell_baselines,
 )
 
-__all__ = [
-    "decoder_frame",
-    "eigenvalue_figure",
-    "examples_figure",
-    "fig4_figure",
-    "pathfinder_figure",
-    "stored_table",
-]
-
 #: the two baselines of every Fig. 4 cell
 BASES = ("ignores input", "linear")
 

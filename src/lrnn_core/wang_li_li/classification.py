@@ -77,30 +77,6 @@ from lrnn_core.core.validate import (
 from lrnn_core.data.mnist import load_mnist
 from lrnn_core.wang_li_li.ctrnn import PARAMETERISATIONS, raw_from_weight, recurrent_weight
 
-__all__ = [
-    "HIGHER",
-    "MNIST_MEAN",
-    "MNIST_STD",
-    "Classifier",
-    "ClassificationRun",
-    "SequenceData",
-    "check_classifier",
-    "class_prior_error",
-    "classifier_logits",
-    "compare_parameterisations",
-    "evaluate",
-    "initial_classifiers",
-    "labelled_sequences",
-    "logistic_regression_error",
-    "mean_se",
-    "mnist_pixel_data",
-    "mixing_weight",
-    "per_seed_measures",
-    "pixel_sequences",
-    "train_classifier",
-    "untrained_scores",
-]
-
 MNIST_MEAN = 0.1307
 MNIST_STD = 0.3081
 

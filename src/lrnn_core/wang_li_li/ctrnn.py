@@ -49,22 +49,6 @@ from lrnn_core.core.validate import (
     positive_number,
 )
 
-__all__ = [
-    "ACTIVATIONS",
-    "CTRNN",
-    "INVERSE_EPS",
-    "PARAMETERISATIONS",
-    "STABLE_PARAMETERISATIONS",
-    "activation_function",
-    "check_ctrnn",
-    "ctrnn_outputs",
-    "ctrnn_states",
-    "init_ctrnn",
-    "output_mse",
-    "raw_from_weight",
-    "recurrent_weight",
-]
-
 ACTIVATIONS = ("linear", "tanh", "hardtanh", "relu")
 PARAMETERISATIONS = ("direct", "exp", "softplus", "inverse")
 STABLE_PARAMETERISATIONS = ("exp", "softplus", "inverse")

@@ -56,18 +56,6 @@ from lrnn_core.wang_li_li.ctrnn import (
     recurrent_weight,
 )
 
-__all__ = [
-    "fit_linear_rnn",
-    "fitted_rnn",
-    "geometric_rates",
-    "kernel_loss",
-    "linear_rnn_kernel",
-    "WidthResult",
-    "time_weighted_mse",
-    "train_ctrnn",
-    "train_sequential_widths",
-]
-
 
 def geometric_rates(N: int, fastest: float = 2.0) -> np.ndarray:
     """``N`` decay rates on a geometric grid from ``N**-1.5`` to ``fastest`` (float64): the slowest

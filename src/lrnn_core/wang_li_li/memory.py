@@ -69,40 +69,6 @@ from lrnn_core.core.validate import (
 from lrnn_core.wang_li_li.ctrnn import CTRNN, ctrnn_outputs
 from lrnn_core.wang_li_li.fitting import linear_rnn_kernel
 
-__all__ = [
-    "DECAYING",
-    "NON_DECAYING",
-    "PROBES",
-    "PairedMemory",
-    "RNNSample",
-    "Sizes",
-    "authors_tail_ratios",
-    "bilinear_model",
-    "cached_model",
-    "convolution_error",
-    "decay_kernels",
-    "euler_probe_errors",
-    "first_order",
-    "kernel_functional",
-    "linear_probe_errors",
-    "linear_probe_gap",
-    "lru_family",
-    "lru_family_memories",
-    "memory_class",
-    "memory_classes",
-    "paired_memory",
-    "probe_classes",
-    "probe_family",
-    "random_rnn_sample",
-    "reversed_probe_errors",
-    "rnn_probe_pairs",
-    "rnn_sample",
-    "same_class",
-    "slowest_rate",
-    "symmetric_rnn",
-    "tanh_rnn_model",
-]
-
 Kernel = Callable[[ArrayLike], ArrayLike]
 Model = Callable[[Array], ArrayLike]
 

@@ -15,15 +15,6 @@ from matplotlib.figure import Figure
 from lrnn_core.core.memory import fit_decay
 from lrnn_core.wang_li_li.memory import PairedMemory, RNNSample
 
-__all__ = [
-    "lru_figure",
-    "paired_figure",
-    "probe_family_figure",
-    "random_rnn_figure",
-    "sentiment_figure",
-    "targets_figure",
-]
-
 #: The names of the three models of :func:`~lrnn_core.wang_li_li.memory.lru_family`.
 LRU_NAMES = ("LRU", "LRU + MLP", "2 x (LRU + MLP)")
 

@@ -54,24 +54,6 @@ from lrnn_core.core.validate import (
 from lrnn_core.wang_li_li.ctrnn import output_mse
 from lrnn_core.wang_li_li.fitting import fit_linear_rnn, kernel_loss
 
-__all__ = [
-    "PERTURBED",
-    "GrowthBounds",
-    "bias_response_error",
-    "check_betas",
-    "kernel_loss_of",
-    "linear_perturbation_errors",
-    "lru_perturbed_modulus",
-    "moved_by",
-    "output_loss_of",
-    "perturb",
-    "perturbation_error",
-    "perturbation_noise",
-    "perturbed_losses",
-    "width_growth",
-    "width_growth_bounds",
-]
-
 #: The rules for which parameters are perturbed; "all" is the paper's and the authors' protocol.
 PERTURBED = ("all", "all_but_bias")
 

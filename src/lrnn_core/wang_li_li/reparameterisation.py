@@ -75,30 +75,6 @@ from lrnn_core.wang_li_li.perturbation import (
     width_growth,
 )
 
-__all__ = [
-    "NLData",
-    "Sizes",
-    "authors_betas",
-    "crossed_zero",
-    "crossing_beta",
-    "direct_above",
-    "eigenvalues_by_map",
-    "fig4_error_sets",
-    "fits_alike",
-    "inverse_sensitivity",
-    "lru_worst_moduli",
-    "nl_error_sets",
-    "nl_models",
-    "nl_test_data",
-    "polynomial_grid",
-    "raw_moved_eigenvalues",
-    "separated",
-    "separation_p_value",
-    "sets_of_draws",
-    "unstable",
-    "widget_memories",
-]
-
 
 def authors_betas(perturb_range: int = 21, interval: float = 0.5) -> np.ndarray:
     """``{0} U {1e-3 * 2^(i * interval) : i < perturb_range}``, sorted (the authors'

@@ -13,15 +13,6 @@ from matplotlib.figure import Figure
 
 from lrnn_core.wang_li_li.classification import ClassificationRun
 
-__all__ = [
-    "LINE_STYLES",
-    "fig4_figure",
-    "lru_figure",
-    "memory_figure",
-    "mnist_loss_figure",
-    "nonlinear_figure",
-]
-
 #: Line style per parameterisation in WLL Figs 7-8.
 LINE_STYLES = {"direct": "-", "exp": ":", "softplus": "--", "inverse": "-."}
 _RULES = ('authors\' protocol, all parameters ("all")', "book's ablation, b fixed")

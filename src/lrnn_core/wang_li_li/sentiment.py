@@ -28,20 +28,6 @@ from jaxtyping import Array, ArrayLike, Float, Int
 from lrnn_core.core.memory import DecayFit, fit_decay
 from lrnn_core.core.validate import check_choice, check_shape, check_type, positive_int, real_number
 
-__all__ = [
-    "POLARITY",
-    "VOCAB",
-    "FixedPoint",
-    "LSTMClassifier",
-    "bce_loss",
-    "classifier_accuracy",
-    "integrating_lstm",
-    "repeated_word_fixed_point",
-    "repeated_word_memories",
-    "repeated_word_scores",
-    "synthetic_reviews",
-]
-
 #: The tokens: four polar words first, then "ha" and three filler words.
 VOCAB = ("good", "great", "bad", "awful", "ha", "movie", "plot", "the")
 #: Polarity of each token of :data:`VOCAB`, in the same order.

@@ -78,34 +78,6 @@ from lrnn_core.wang_li_li.perturbation import (
     perturbation_error,
 )
 
-__all__ = [
-    "EpochsGap",
-    "FilterResult",
-    "LFData",
-    "ModelMemory",
-    "Sizes",
-    "TargetData",
-    "activation_perturbation_errors",
-    "bounded_in_width",
-    "ctrnn_memory",
-    "epoch_gaps",
-    "epochs_gap",
-    "epochs_per_width",
-    "filter_targets",
-    "float64_tree",
-    "grows_in_width",
-    "linear_fits",
-    "linear_functional_splits",
-    "memory_kernels",
-    "perturbed_kernels",
-    "plain_mse",
-    "random_target_data",
-    "rescaled_fit_errors",
-    "target_memories",
-    "widest_checkpoints",
-    "with_marginal_mode",
-]
-
 Tree = TypeVar("Tree")
 
 

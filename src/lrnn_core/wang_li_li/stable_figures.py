@@ -13,15 +13,6 @@ from matplotlib.figure import Figure
 
 from lrnn_core.core.memory import DecayFit
 
-__all__ = [
-    "epochs_figure",
-    "filter_figure",
-    "linear_errors_figure",
-    "nonlinear_errors_figure",
-    "perturbed_fit_figure",
-    "rescaling_figure",
-]
-
 
 def _finish(fig: Figure, title: str, scale: str) -> Figure:
     """``fig`` with the suptitle ``title (scale: scale)``, laid out tight."""

@@ -26,11 +26,6 @@ from jaxtyping import ArrayLike, Float
 
 from lrnn_core.core.validate import as_float64, check_finite, check_shape, positive_int
 
-__all__ = [
-    "Attention", "TCN", "attention_impulse_memory", "attention_outputs", "random_attention",
-    "random_tcn", "receptive_field", "tcn_outputs",
-]  # fmt: skip
-
 
 class TCN(NamedTuple):
     """Weights of a dilated causal convolution stack: ``kernels[l]`` (taps, out, in),

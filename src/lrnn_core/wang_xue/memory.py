@@ -81,15 +81,6 @@ from lrnn_core.wang_xue.baselines import (
     tcn_outputs,
 )
 
-__all__ = [
-    "LIPSCHITZ", "RNN_WINDOW", "RNNMemory", "S4Memory", "Sizes", "StackMemory",
-    "Table1Memories", "TwoLayerProbe", "bilinear", "bound_ratio", "decay_ratio",
-    "explorer_memories", "lti_outputs", "power_law_memory", "random_stack", "rnn_memories",
-    "s4_memory", "stack_memories", "stack_memory_bound", "stack_window", "steps_to",
-    "table1_memories", "tanh_rnn_rate", "two_layer_discrete_memory", "two_layer_memory",
-    "two_layer_probe",
-]  # fmt: skip
-
 #: Lipschitz constants of the activations of :mod:`lrnn_core.core.stacked`.
 LIPSCHITZ = {"tanh": 1.0, "relu": 1.0, "hardtanh": 1.0, "sigmoid": 0.25, "identity": 1.0}
 #: The tail window of a random tanh RNN's memory (it reaches round-off sooner than a stack's).

@@ -21,15 +21,6 @@ from lrnn_core.wang_xue.memory import (
     TwoLayerProbe,
 )
 
-__all__ = [
-    "fig5_figure",
-    "finish",
-    "fig6_figure",
-    "stack_memory_figure",
-    "table1_figure",
-    "two_layer_figure",
-]
-
 
 def _steps(m: np.ndarray) -> np.ndarray:
     return np.arange(len(m), dtype=float)

@@ -22,8 +22,6 @@ from jaxtyping import ArrayLike, Complex, Float
 
 from lrnn_core.core.validate import as_float64, check_finite, check_shape, positive_int, real_number
 
-__all__ = ["hankel", "min_modes", "prony_fit"]
-
 
 def _kernel(h: ArrayLike) -> np.ndarray:
     h = as_float64("h", h)

@@ -38,15 +38,6 @@ from lrnn_core.core.validate import (
     positive_int,
 )
 
-__all__ = [
-    "ACTIVATIONS",
-    "TokenFit",
-    "TokenwiseRun",
-    "fit_tokenwise",
-    "tokenwise_experiment",
-    "tokenwise_outputs",
-]
-
 #: Activation and its derivative as a function of the activation's value or argument.
 ACTIVATIONS = ("tanh", "identity")
 

@@ -64,13 +64,6 @@ from lrnn_core.core.validate import (
 from lrnn_core.wang_xue.prony import min_modes, prony_fit
 from lrnn_core.wang_xue.volterra import Volterra2, volterra_kernels
 
-__all__ = [
-    "LINEAR_MAPS", "ModeCount", "Sizes", "baseline_nmse", "best_converged", "best_nmse",
-    "delay_product", "exp_sum_error", "in_exponential_span", "k2_ranks", "kernel_fit_errors",
-    "length_ratio", "mode_counts", "nmse", "normalised", "superposition_gap", "train_grid",
-    "train_stack",
-]  # fmt: skip
-
 Target = Callable[[Array], Array]
 #: The trained runs of Fig. 4, keyed ``(target, depth, N)`` (:func:`train_stack`'s results).
 Grid = Mapping[tuple[str, int, int], Mapping[str, float | np.ndarray]]

@@ -21,11 +21,6 @@ from matplotlib.patches import FancyBboxPatch
 from lrnn_core.wang_xue.memory_figures import finish
 from lrnn_core.wang_xue.tokenwise import TokenwiseRun, tokenwise_outputs
 
-__all__ = [
-    "COLOURS", "FIG1", "FIG3", "FIG4", "Diagram", "diagram", "kernel_fit_figure",
-    "prediction_figure", "tokenwise_figure", "volterra_figure",
-]  # fmt: skip
-
 #: Box colours by kind: linear recurrence, point-wise activation, token-wise block, input/output.
 COLOURS = {"rec": "#cfe2f3", "act": "#fce5cd", "tok": "#d9ead3", "io": "#eeeeee"}
 

@@ -35,8 +35,6 @@ from lrnn_core.core.validate import (
     positive_int,
 )
 
-__all__ = ["Volterra2", "product_of_convolutions", "volterra_kernels", "volterra_outputs"]
-
 
 class Volterra2(NamedTuple):
     """A second-order Volterra target: decay factors ``lam`` (M,), linear weights ``c1`` (M,),

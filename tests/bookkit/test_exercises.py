@@ -1,0 +1,111 @@
+"""The exercise check: it passes a right answer, catches wrong ones on numbers, says "not
+attempted" for a stub, and holds a run to what ``LRNN_EXERCISES`` expects."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lrnn_core.bookkit import exercises as ex
+from lrnn_core.bookkit.exercises import EXERCISES, check
+
+
+def _reference(label):
+    return EXERCISES[label].reference
+
+
+def _map(out, f):
+    return tuple(f(np.asarray(o)) for o in out) if isinstance(out, tuple) else f(np.asarray(out))
+
+
+@pytest.fixture(autouse=True)
+def _no_expectation(monkeypatch):
+    monkeypatch.delenv("LRNN_EXERCISES", raising=False)
+
+
+@pytest.mark.parametrize("label", sorted(EXERCISES))
+def test_every_exercise_catches_a_sign_error_and_a_small_error(label, capsys):
+    """The reference passes its own check (a sanity check of the cases, not evidence); the
+    negative controls: the same answer with its sign flipped, or 0.1 % too large, is wrong."""
+    reference = _reference(label)
+    assert check(label, reference).startswith("passed")
+    assert check(label, lambda *a: _map(reference(*a), np.negative)).startswith("wrong on")
+    assert check(label, lambda *a: _map(reference(*a), lambda o: o * 1.001)).startswith("wrong on")
+    assert capsys.readouterr().out.startswith(f"{label}: passed")
+
+
+def _scan_loop(lam, u, shift=0):
+    x, states = np.zeros(np.shape(u)[1:], complex), []
+    for k in range(len(u)):
+        x = lam * x + (u[k - shift] if k >= shift else 0)
+        states.append(x)
+    return np.array(states)
+
+
+def test_the_scan_check_catches_an_off_by_one_and_names_the_input():
+    assert check("ex-found-scan-loop", _scan_loop) == "passed (4 inputs)"
+    wrong = check("ex-found-scan-loop", lambda lam, u: _scan_loop(lam, u, shift=1))
+    assert wrong.startswith("wrong on random complex eigenvalues in the disk, L = 32, N = 4:")
+    assert "Hint: x_0 = u_0" in wrong
+    # the input is multiplied by lambda too: right on |lambda| = 1 ... but not in the disk
+    scaled = check("ex-found-scan-loop", lambda lam, u: _scan_loop(lam, lam * np.asarray(u)))
+    assert scaled.startswith("wrong on random complex")
+
+
+def test_the_compose_check_catches_the_maps_in_the_wrong_order():
+    def swapped(x, y):
+        (a1, b1), (a2, b2) = x, y
+        return a1 * a2, a1 * b2 + b1  # y first, then x
+
+    assert check("ex-found-combine", swapped).startswith("wrong on random complex pairs")
+
+
+def test_a_stub_is_not_attempted_and_other_errors_are_reported(capsys):
+    def stub(lam, u):
+        raise NotImplementedError
+
+    assert check("ex-found-scan-loop", stub) == "not attempted"
+    assert capsys.readouterr().out == "ex-found-scan-loop: not attempted\n"
+    raised = check("ex-found-scan-loop", lambda lam, u: 1 / 0)
+    assert raised.startswith("wrong on random complex") and "ZeroDivisionError" in raised
+    shape = check("ex-found-scan-loop", lambda lam, u: _scan_loop(lam, u)[1:])
+    assert "output shapes [(31, 4)], expected [(32, 4)]" in shape
+
+
+def test_difference_on_numbers():
+    assert ex.difference(np.ones(3), np.ones(3), 1e-5) is None
+    assert "differs by 0.5" in ex.difference(np.array([1.0, 1.5]), np.ones(2), 1e-5)
+    assert "differs by nan" in ex.difference(np.array([np.nan, 1.0]), np.ones(2), 1e-5)
+    assert "output shapes" in ex.difference(np.ones(2), (np.ones(2), np.ones(2)), 1e-5)
+    assert ex.difference((1.0, 2.0), (1.0, 2.0 + 1e-9), 1e-5) is None
+    assert "differs by nan" in ex.difference((1.0, np.nan), (1.0, 2.0), 1e-5)  # nan in a tuple
+
+
+@pytest.mark.parametrize(
+    ("mode", "answer", "raises"),
+    [
+        ("solved", _scan_loop, None),
+        ("solved", "stub", AssertionError),
+        ("student", "stub", None),
+        ("student", _scan_loop, AssertionError),
+        ("wrong-mode", _scan_loop, ValueError),
+    ],
+)
+def test_lrnn_exercises_holds_a_run_to_its_expectation(monkeypatch, mode, answer, raises):
+    def stub(lam, u):
+        raise NotImplementedError
+
+    monkeypatch.setenv("LRNN_EXERCISES", mode)
+    fn = stub if answer == "stub" else answer
+    if raises is None:
+        check("ex-found-scan-loop", fn)
+    else:
+        with pytest.raises(raises, match="LRNN_EXERCISES"):
+            check("ex-found-scan-loop", fn)
+
+
+def test_bad_calls_raise():
+    with pytest.raises(ValueError, match="no exercise 'ex-nothing'"):
+        check("ex-nothing", _scan_loop)
+    with pytest.raises(TypeError, match="the function to check"):
+        check("ex-found-scan-loop", np.zeros(3))
