@@ -63,6 +63,7 @@ CHROMIUM_ARGS = [
 CHAPTER = "book/foundations/linear-recurrences"  # the real chapter: display math and an explorer
 LABELS_PAGE = "book/browser-test/labels"  # written by this test
 REPORT = "book/report"  # executed on every build, after the chapters
+TEACHING = "book/teaching"  # executed on every build (its table reads the repository's files)
 # Records the report reads in the test's build (no chapter that writes them is executed there):
 # long cells, an unbroken run of numbers, a trained row, as the real chapters write them.
 PLANTED_CHAPTER = "orvieto-universality/ode-flows"
@@ -225,7 +226,7 @@ def built_site(sync_playwright, tmp_path_factory) -> Path:
     labels_notebook.parent.mkdir(parents=True, exist_ok=True)
     jupytext.write(jupytext.reads(LABELS_PAGE_SOURCE, fmt="md:myst"), labels_notebook)
     config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
-    executed = {chapter, REPO / f"{REPORT}.md"}
+    executed = {chapter, REPO / f"{REPORT}.md", REPO / f"{TEACHING}.md"}  # and the forced pages
     others = [
         p.relative_to(REPO).as_posix() for p in (REPO / "book").rglob("*.md") if p not in executed
     ]
@@ -619,9 +620,9 @@ def _toc_files(entries: list[dict]) -> Iterator[str]:
 
 
 def test_colab_link_of_every_chapter_opens_its_notebook(built_site: Path) -> None:
-    """Every chapter of _toc.yml with code (the report aside) has its notebook in the repository's
-    notebooks/, and its page's one Colab link opens that notebook on the repository of _config.yml.
-    """
+    """Every chapter of _toc.yml with code (the report and the teaching page aside) has its
+    notebook in the repository's notebooks/; its page's first Colab link opens that notebook on the
+    repository of _config.yml, and the second its student notebook (notebooks/student/)."""
     from bs4 import BeautifulSoup
 
     config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
@@ -632,7 +633,8 @@ def test_colab_link_of_every_chapter_opens_its_notebook(built_site: Path) -> Non
     chapters = [
         f
         for f in files
-        if f != REPORT and "```{code-cell}" in (REPO / f"{f}.md").read_text(encoding="utf-8")
+        if f not in (REPORT, TEACHING)
+        and "```{code-cell}" in (REPO / f"{f}.md").read_text(encoding="utf-8")
     ]
     assert CHAPTER in chapters, chapters
     for chapter in chapters:
@@ -643,7 +645,9 @@ def test_colab_link_of_every_chapter_opens_its_notebook(built_site: Path) -> Non
         page = built_site / f"{chapter}.html"
         html = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
         links = [a["href"] for a in html.select("a[href*='colab.research.google.com']")]
-        assert links == [prefix + notebook.relative_to(REPO).as_posix()], (chapter, links)
+        student = REPO / "notebooks" / "student" / f"{chapter}.ipynb"
+        expected = [prefix + n.relative_to(REPO).as_posix() for n in (notebook, student)]
+        assert links == expected[: 1 + student.is_file()], (chapter, links)
 
 
 def test_scan_chapter_prose_links_linear_scan_to_its_entry(built_site: Path) -> None:

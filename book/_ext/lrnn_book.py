@@ -50,6 +50,7 @@ from lrnn_core.bookkit.report import code_cells
 LOGGER = logging.getLogger(__name__)
 
 REPORT = "book/report"
+TEACHING = "book/teaching"  # reads this checkout's files, as the report does: no notebook
 REFERENCE = "book/reference/"
 # Written by scripts/chapters_to_notebooks.py, relative to the repository root.
 NOTEBOOKS = "notebooks"
@@ -74,9 +75,9 @@ def _colab_opens_the_notebook(app, pagename, templatename, context, doctree) -> 
     for group in list(context.get("header_buttons", [])):
         if group.get("label") != "launch-buttons":
             continue
-        # The report reads this checkout's records: nothing to run in Colab. A book built outside
-        # the repository (a test's throwaway book) has no notebooks/ folder to point at.
-        if pagename == REPORT or not folder.is_dir():
+        # The report and the teaching page read this checkout's files: nothing to run in Colab. A
+        # book built outside the repository (a test's throwaway book) has no notebooks/ folder.
+        if pagename in (REPORT, TEACHING) or not folder.is_dir():
             group["buttons"] = [b for b in group["buttons"] if b.get("text") != "Colab"]
             if not group["buttons"]:
                 context["header_buttons"].remove(group)

@@ -3,6 +3,8 @@ attempted" for a stub, and holds a run to what ``LRNN_EXERCISES`` expects."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -60,6 +62,16 @@ def test_the_compose_check_catches_the_maps_in_the_wrong_order():
     assert check("ex-found-combine", swapped).startswith("wrong on random complex pairs")
 
 
+def test_the_decode_check_catches_a_transposed_vandermonde_matrix():
+    def decode(lam, x_k, k, transposed=False):
+        V = np.asarray(lam)[:, None] ** np.arange(k - 1, -1, -1)  # N x k, rows lambda_i^(k-1..0)
+        return np.linalg.pinv(V.T if transposed else V) @ x_k
+
+    assert check("ex-mem-decode", decode) == "passed (4 inputs)"
+    wrong = check("ex-mem-decode", lambda *a: decode(*a, transposed=True))
+    assert wrong.startswith("wrong on N = 12 random complex eigenvalues, k = 6")
+
+
 def test_a_stub_is_not_attempted_and_other_errors_are_reported(capsys):
     def stub(lam, u):
         raise NotImplementedError
@@ -109,3 +121,17 @@ def test_bad_calls_raise():
         check("ex-nothing", _scan_loop)
     with pytest.raises(TypeError, match="the function to check"):
         check("ex-found-scan-loop", np.zeros(3))
+
+
+def test_the_teaching_table_lists_every_chapter_and_every_code_exercise():
+    rows, run = ex.teaching_rows(Path(__file__))
+    assert [r["chapter"] for r in rows][:2] == [
+        "Linear recurrences and parallel scans",
+        "Memorising by Vandermonde",
+    ]
+    assert len(rows) == 11 and all(r["reading (min)"] > 5 for r in rows)
+    listed = "; ".join(r["code exercises (difficulty)"] for r in rows).split("; ")
+    assert len(listed) == len(EXERCISES) and "$" not in "".join(listed)
+    assert all(len(r["code exercises (difficulty)"].split("; ")) >= 2 for r in rows)
+    if run:  # the stored Colab check ran every student notebook
+        assert all(r["Colab run at ci (s)"] for r in rows), rows

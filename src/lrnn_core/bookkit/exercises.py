@@ -103,8 +103,10 @@ def check(label: str, fn: Callable) -> str:
 
 
 def exercise_titles(text: str) -> list[tuple[str, str]]:
-    """``(title, label)`` of every ``{exercise}`` directive in a chapter's MyST text."""
-    return re.findall(r"^`{3,}\{exercise\} (.+)\n:label: (\S+)", text, re.M)
+    """``(title, label)`` of every ``{exercise}`` directive in a chapter's MyST text; the title's
+    ``$...$`` math as plain text (a table printed by a cell shows no TeX)."""
+    found = re.findall(r"^`{3,}\{exercise\} (.+)\n:label: (\S+)", text, re.M)
+    return [(re.sub(r"\$([^$]*)\$", r"\1", title), label) for title, label in found]
 
 
 def teaching_rows(start: Path | None = None) -> tuple[list[dict], dict]:
@@ -113,9 +115,9 @@ def teaching_rows(start: Path | None = None) -> tuple[list[dict], dict]:
     student notebook in the Colab check (``results/colab/run_times.json``, written by
     ``scripts/colab_check.py``; None where it was not measured) and its exercises, the code ones
     with their difficulty. Also returns the run times' provenance. ``start``: a folder of the
-    repository (default: the working directory)."""
+    book (default: the working directory); the book's root is the first folder up with a toc."""
     here = Path.cwd() if start is None else Path(start).resolve()
-    root = next(p for p in (here, *here.parents) if (p / "pyproject.toml").exists())
+    root = next(p for p in (here, *here.parents) if (p / "_toc.yml").exists())
     stored = root / "results" / "colab" / "run_times.json"
     record = json.loads(stored.read_text()) if stored.exists() else {"notebooks": {}}
     rows = []
