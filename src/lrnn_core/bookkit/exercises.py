@@ -30,6 +30,7 @@ import numpy as np
 
 Cases = Callable[[np.random.Generator], list[tuple[str, tuple]]]
 EXPECTED = {"solved": "passed", "student": "not attempted"}
+WORDS_PER_MINUTE = 200  # the reading time of "Teaching with this book"
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,9 @@ def difference(got, want, rtol: float) -> str | None:
     got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
     want = tuple(np.asarray(w) for w in want)  # NumPy arithmetic: a JAX array would round to f32
     shapes = [np.shape(g) for g in got] if isinstance(got, tuple | list) else [np.shape(got)]
-    if shapes != [np.shape(w) for w in want]:
-        return f"output shapes {shapes}, expected {[np.shape(w) for w in want]}"
+    expected = [w.shape for w in want]
+    if shapes != expected:
+        return f"output shapes {shapes}, expected {expected}"
     scale = max(max(np.max(np.abs(w), initial=0.0) for w in want), 1e-30)
     pairs = zip(got, want, strict=True)
     error = np.max([np.max(np.abs(np.asarray(g) - w), initial=0.0) for g, w in pairs]) / scale
@@ -111,8 +113,8 @@ def exercise_titles(text: str) -> list[tuple[str, str]]:
 
 def teaching_rows(start: Path | None = None) -> tuple[list[dict], dict]:
     """The table of "Teaching with this book": one row per chapter with exercises, in the order of
-    ``_toc.yml``: its reading time (words of prose and code at 200 a minute), the run time of its
-    student notebook in the Colab check (``results/colab/run_times.json``, written by
+    ``_toc.yml``: its reading time (words of prose and code at :data:`WORDS_PER_MINUTE`), the run
+    time of its student notebook in the Colab check (``results/colab/run_times.json``, written by
     ``scripts/colab_check.py``; None where it was not measured) and its exercises, the code ones
     with their difficulty. Also returns the run times' provenance. ``start``: a folder of the
     book (default: the working directory); the book's root is the first folder up with a toc."""
@@ -120,7 +122,7 @@ def teaching_rows(start: Path | None = None) -> tuple[list[dict], dict]:
     root = next(p for p in (here, *here.parents) if (p / "_toc.yml").exists())
     stored = root / "results" / "colab" / "run_times.json"
     record = json.loads(stored.read_text()) if stored.exists() else {"notebooks": {}}
-    rows = []
+    rows, words = [], lambda text: len(re.findall(r"\w+", text.split("\n---\n", 1)[-1]))
     for page in re.findall(r"file: (book/[\w/-]+)", (root / "_toc.yml").read_text()):
         text = (root / page).with_suffix(".md").read_text(encoding="utf-8")
         found = exercise_titles(text)
@@ -131,7 +133,7 @@ def teaching_rows(start: Path | None = None) -> tuple[list[dict], dict]:
         ]
         rows.append({
             "chapter": re.search(r"^# (.+)$", text, re.M).group(1),
-            "reading (min)": round(len(re.findall(r"\w+", text.split("\n---\n", 1)[-1])) / 200),
+            "reading (min)": round(words(text) / WORDS_PER_MINUTE),
             "Colab run at ci (s)": record["notebooks"].get("student/" + page, {}).get("seconds"),
             "code exercises (difficulty)": "; ".join(t + " (" + str(d) + ")" for t, d in code),
             "other exercises": len(found) - len(code),
